@@ -1,0 +1,114 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strictSwift6: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "EdgeSwipe",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "edgeswiped", targets: ["edgeswiped"]),
+        .executable(name: "edgeswipectl", targets: ["edgeswipectl"]),
+        .library(name: "EdgeSwipeCore", targets: ["EdgeSwipeCore"]),
+        .library(name: "EdgeSwipeProtocol", targets: ["EdgeSwipeProtocol"]),
+        .library(name: "EdgeSwipeClient", targets: ["EdgeSwipeClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
+    ],
+    targets: [
+        // Pure Swift, no I/O, no C, no clock: units, touch model, recognizers, transitions, the engine.
+        .target(
+            name: "EdgeSwipeCore",
+            dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: strictSwift6
+        ),
+
+        // The only place that sees C: libinput, libevdev and libudev headers.
+        .systemLibrary(
+            name: "CInput",
+            pkgConfig: "libinput libevdev libudev",
+            providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev"])]
+        ),
+        .target(
+            name: "EdgeSwipeInput",
+            dependencies: [
+                "EdgeSwipeCore", "CInput",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "EdgeSwipeConfig",
+            dependencies: ["EdgeSwipeCore", .product(name: "TOMLKit", package: "TOMLKit")],
+            resources: [.copy("default.toml")],
+            swiftSettings: strictSwift6
+        ),
+        .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
+        .target(
+            name: "EdgeSwipeServer",
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "EdgeSwipeClient",
+            dependencies: [
+                "EdgeSwipeProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
+            name: "edgeswiped",
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
+            name: "edgeswipectl",
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+
+        .testTarget(
+            name: "EdgeSwipeCoreTests",
+            dependencies: ["EdgeSwipeCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput", "EdgeSwipeConfig"], swiftSettings: strictSwift6),
+        .testTarget(name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig"], swiftSettings: strictSwift6),
+        .testTarget(name: "EdgeSwipeProtocolTests", dependencies: ["EdgeSwipeProtocol"], swiftSettings: strictSwift6),
+        .testTarget(name: "EdgeSwipeServerTests", dependencies: ["EdgeSwipeServer", "EdgeSwipeClient"], swiftSettings: strictSwift6),
+        .testTarget(name: "EdgeSwipeClientTests", dependencies: ["EdgeSwipeClient"], swiftSettings: strictSwift6),
+        .testTarget(name: "edgeswipedTests", dependencies: ["EdgeSwipeProtocol"], swiftSettings: strictSwift6),
+    ]
+)

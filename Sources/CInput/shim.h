@@ -1,0 +1,10 @@
+#ifndef EDGESWIPE_CINPUT_SHIM_H
+#define EDGESWIPE_CINPUT_SHIM_H
+#include <libinput.h>
+#include <libevdev/libevdev.h>
+#include <libudev.h>
+#include <linux/input.h>
+#include <fcntl.h>
+#include <errno.h>
+#include <unistd.h>
+#endif

@@ -1,0 +1,108 @@
+/// Identifies one transition from its start to its terminal event; never reused by an engine.
+public struct TransitionID: Hashable, Comparable, Sendable, Codable {
+    public var rawValue: UInt64
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// Where one scene is, at one percent of a transition.
+public struct SceneGeometry: Hashable, Sendable, Codable {
+    public var scene: String
+    public var frame: NormalizedRect
+    public var alpha: Double
+    /// Higher is nearer the viewer.
+    public var zIndex: Int
+    public var onStage: Bool
+}
+
+/// Both scenes of a transition at one percent, plus the dimming layer of a custom presentation.
+public struct TransitionGeometry: Hashable, Sendable, Codable {
+    public var from: SceneGeometry
+    public var to: SceneGeometry
+    /// The alpha of the dimming layer under a custom presentation; `nil` when there is none.
+    public var dimmingAlpha: Double?
+}
+
+/// An animation controller (`UIViewControllerAnimatedTransitioning`): independent of the kind of transition,
+/// it maps progress 0...1 to per-scene geometry. One animator serves navigation, tabs, modal and custom
+/// containers; the plan says which axis and direction.
+public struct Animator: Hashable, Sendable, Codable {
+    public enum Style: String, Hashable, Sendable, Codable, CaseIterable {
+        /// Both scenes move together: horizontally for navigation and tabs, vertically for modal.
+        case slide
+        /// The incoming scene slides over the outgoing one, which stays put (the reverse uncovers it).
+        case cover
+        /// A cross-dissolve.
+        case fade
+    }
+
+    public var style: Style
+    /// `transitionDuration`: the full run of a non-interactive transition.
+    public var duration: Microseconds
+    /// The curve of a non-interactive run.
+    public var curve: CompletionCurve
+    /// The dimming layer's alpha at rest under a custom presentation.
+    public var dimmingAlpha: Double
+
+    public init(style: Style, duration: Microseconds = .milliseconds(350), curve: CompletionCurve = .easeInOut, dimmingAlpha: Double = 0.5) {
+        self.style = style
+        self.duration = duration
+        self.curve = curve
+        self.dimmingAlpha = dimmingAlpha
+    }
+
+    public static let slide = Animator(style: .slide)
+
+    /// The geometry of `plan` at `percent` (clamped to 0...1).
+    public func geometry(for plan: TransitionPlan, at percent: Double) -> TransitionGeometry {
+        let p = min(1, max(0, percent))
+        let forward = plan.direction == .forward
+        // Off-stage offsets: the incoming scene enters from the trailing side (right, or below), the outgoing
+        // one leaves to the leading side; reverse mirrors both.
+        func offset(_ r: NormalizedRect, by amount: Double) -> NormalizedRect {
+            plan.isVertical ? r.offsetBy(dx: 0, dy: amount) : r.offsetBy(dx: amount, dy: 0)
+        }
+        var fromFrame = plan.fromFrame
+        var toFrame = plan.toFrame
+        var fromAlpha = 1.0
+        var toAlpha = 1.0
+        switch style {
+        case .slide:
+            if plan.isVertical {
+                // Modal: only the presented scene moves; the presenter stays behind it.
+                if forward { toFrame = .interpolate(offset(plan.toFrame, by: 1), plan.toFrame, p) }
+                else { fromFrame = .interpolate(plan.fromFrame, offset(plan.fromFrame, by: 1), p) }
+            } else {
+                let sign = forward ? 1.0 : -1.0
+                toFrame = .interpolate(offset(plan.toFrame, by: sign), plan.toFrame, p)
+                fromFrame = .interpolate(plan.fromFrame, offset(plan.fromFrame, by: -sign), p)
+            }
+        case .cover:
+            if forward { toFrame = .interpolate(offset(plan.toFrame, by: 1), plan.toFrame, p) }
+            else { fromFrame = .interpolate(plan.fromFrame, offset(plan.fromFrame, by: 1), p) }
+        case .fade:
+            fromAlpha = 1 - p
+            toAlpha = p
+        }
+        // The scene that arrives on top in a forward transition, and the one leaving from the top in a reverse.
+        let fromZ = forward ? 0 : 1
+        let toZ = forward ? 1 : 0
+        var dimming: Double? = nil
+        if plan.presentationStyle == .custom {
+            dimming = dimmingAlpha * (forward ? p : 1 - p)
+            if forward { fromAlpha = 1 } else { toAlpha = 1 }
+        }
+        return TransitionGeometry(
+            from: SceneGeometry(scene: plan.from, frame: fromFrame, alpha: fromAlpha, zIndex: fromZ, onStage: true),
+            to: SceneGeometry(scene: plan.to, frame: toFrame, alpha: toAlpha, zIndex: toZ, onStage: true),
+            dimmingAlpha: dimming)
+    }
+
+    /// The geometry after the transition ended: a completed one leaves `from` off stage unless it is a custom
+    /// presenter; a cancelled one takes `to` off stage unless it was already there (a custom dismissal).
+    public func finalGeometry(for plan: TransitionPlan, completed: Bool) -> TransitionGeometry {
+        var g = geometry(for: plan, at: completed ? 1 : 0)
+        if completed { g.from.onStage = plan.fromStaysOnStage } else { g.to.onStage = plan.toAlreadyOnStage }
+        return g
+    }
+}

@@ -1,0 +1,200 @@
+import RealModule
+
+/// The easing a run-out follows, named as UIKit's `UIView.AnimationCurve` plus a critically damped spring.
+public enum CompletionCurve: Hashable, Sendable, Codable {
+    case linear, easeIn, easeOut, easeInOut
+    /// A critically damped spring: it starts at the release velocity and settles without oscillating.
+    /// `response` is the period of the undamped spring, as in SwiftUI and `UISpringTimingParameters`.
+    case spring(response: Microseconds)
+
+    public var name: String {
+        switch self {
+        case .linear: "linear"
+        case .easeIn: "ease-in"
+        case .easeOut: "ease-out"
+        case .easeInOut: "ease-in-out"
+        case .spring: "spring"
+        }
+    }
+
+    /// CSS/Core Animation control points for the eased curves.
+    public var controlPoints: (x1: Double, y1: Double, x2: Double, y2: Double)? {
+        switch self {
+        case .linear: (0, 0, 1, 1)
+        case .easeIn: (0.42, 0, 1, 1)
+        case .easeOut: (0, 0, 0.58, 1)
+        case .easeInOut: (0.42, 0, 0.58, 1)
+        case .spring: nil
+        }
+    }
+}
+
+/// A cubic Bézier timing function from (0,0) to (1,1), as in CSS `cubic-bezier()`.
+public struct CubicBezier: Hashable, Sendable, Codable {
+    public var x1, y1, x2, y2: Double
+    public init(x1: Double, y1: Double, x2: Double, y2: Double) {
+        self.x1 = min(1, max(0, x1))
+        self.y1 = y1
+        self.x2 = min(1, max(0, x2))
+        self.y2 = y2
+    }
+
+    @inlinable func component(_ s: Double, _ p1: Double, _ p2: Double) -> Double {
+        let u = 1 - s
+        return 3 * u * u * s * p1 + 3 * u * s * s * p2 + s * s * s
+    }
+    @inlinable func derivative(_ s: Double, _ p1: Double, _ p2: Double) -> Double {
+        let u = 1 - s
+        return 3 * u * u * p1 + 6 * u * s * (p2 - p1) + 3 * s * s * (1 - p2)
+    }
+
+    /// The curve parameter whose x is `t` (x is monotonic because x1, x2 lie in 0...1).
+    func parameter(forX t: Double) -> Double {
+        var s = t
+        for _ in 0..<8 {
+            let err = component(s, x1, x2) - t
+            if abs(err) < 1e-9 { return s }
+            let d = derivative(s, x1, x2)
+            if abs(d) < 1e-9 { break }
+            s -= err / d
+        }
+        var lo = 0.0, hi = 1.0
+        s = min(1, max(0, t))
+        for _ in 0..<60 {
+            let x = component(s, x1, x2)
+            if abs(x - t) < 1e-10 { break }
+            if x < t { lo = s } else { hi = s }
+            s = (lo + hi) / 2
+        }
+        return s
+    }
+
+    /// Progress (0 at the start, 1 at the end) at time fraction `t`.
+    public func value(at t: Double) -> Double {
+        if t <= 0 { return 0 }
+        if t >= 1 { return 1 }
+        return component(parameter(forX: t), y1, y2)
+    }
+
+    /// d(progress)/d(time fraction) at `t`.
+    public func slope(at t: Double) -> Double {
+        let s = parameter(forX: min(1, max(0, t)))
+        let dx = derivative(s, x1, x2)
+        let dy = derivative(s, y1, y2)
+        if abs(dx) < 1e-12 { return dy >= 0 ? 1e6 : -1e6 }
+        return dy / dx
+    }
+}
+
+/// How a percent runs from one value to another once nobody holds it: everything a client needs to
+/// interpolate the run-out at its own refresh rate, and everything the engine needs to tick it.
+public struct AnimationSpec: Hashable, Sendable, Codable {
+    public enum Timing: Hashable, Sendable, Codable {
+        case cubicBezier(CubicBezier)
+        /// A critically damped spring of angular frequency `omega` (rad/s).
+        case criticallyDampedSpring(omega: Double)
+    }
+
+    public var curve: CompletionCurve
+    public var timing: Timing
+    public var start: MonotonicInstant
+    public var duration: Microseconds
+    public var fromPercent: Double
+    public var toPercent: Double
+    /// Percent per second at the start: the release velocity, so the hand-off has no jump.
+    public var initialVelocity: Double
+
+    public var end: MonotonicInstant { start.advanced(by: duration) }
+
+    /// The percent at `time`, clamped to 0...1 and exactly `toPercent` from the end on.
+    public func percent(at time: MonotonicInstant) -> Double {
+        if time >= end || duration.value <= 0 { return toPercent }
+        let elapsed = max(0, (time - start).seconds)
+        let delta = toPercent - fromPercent
+        let value: Double
+        switch timing {
+        case .cubicBezier(let bezier):
+            value = fromPercent + delta * bezier.value(at: elapsed / duration.seconds)
+        case .criticallyDampedSpring(let omega):
+            let d0 = fromPercent - toPercent
+            value = toPercent + (d0 + (initialVelocity + omega * d0) * elapsed) * Double.exp(-omega * elapsed)
+        }
+        return min(1, max(0, value))
+    }
+
+    /// Percent per second at `time`.
+    public func velocity(at time: MonotonicInstant) -> Double {
+        if time >= end || duration.value <= 0 { return 0 }
+        let elapsed = max(0, (time - start).seconds)
+        switch timing {
+        case .cubicBezier(let bezier):
+            return (toPercent - fromPercent) * bezier.slope(at: elapsed / duration.seconds) / duration.seconds
+        case .criticallyDampedSpring(let omega):
+            let d0 = fromPercent - toPercent
+            let b = initialVelocity + omega * d0
+            return (b - omega * (d0 + b * elapsed)) * Double.exp(-omega * elapsed)
+        }
+    }
+
+    /// The run-out from `from` to `to`, starting at `velocity` percent/s so that neither the percent nor its
+    /// velocity jumps at the hand-off.
+    ///
+    /// Eased curves last `|to - from| x duration / speed`, as `UIPercentDrivenInteractiveTransition` does. Their
+    /// first control point is moved along its tangent so the curve leaves at the release velocity; where that
+    /// would overshoot, it is pulled in (y1 <= 1) and the curve simply leaves steeper. A spring runs until it is
+    /// within 0.1 % of its target, or crosses it.
+    public static func runOut(
+        curve: CompletionCurve, from: Double, to: Double, velocity: Double,
+        fullDuration: Microseconds, speed: Double, at start: MonotonicInstant
+    ) -> AnimationSpec {
+        let delta = to - from
+        let safeSpeed = speed > 0 && speed.isFinite ? speed : 1
+        switch curve {
+        case .spring(let response):
+            // completionSpeed stiffens the spring rather than rescaling time, so the release velocity holds.
+            let omega = 2 * Double.pi / max(response.seconds, 0.001) * safeSpeed
+            let duration = springSettleTime(omega: omega, d0: from - to, v0: velocity)
+            return AnimationSpec(
+                curve: curve, timing: .criticallyDampedSpring(omega: omega), start: start,
+                duration: .seconds(duration), fromPercent: from, toPercent: to, initialVelocity: velocity)
+        case .linear, .easeIn, .easeOut, .easeInOut:
+            let seconds = abs(delta) * fullDuration.seconds / safeSpeed
+            let duration = Microseconds.seconds(seconds)
+            guard duration.value > 0, let cp = curve.controlPoints else {
+                return AnimationSpec(
+                    curve: curve, timing: .cubicBezier(CubicBezier(x1: 0, y1: 0, x2: 1, y2: 1)), start: start,
+                    duration: .zero, fromPercent: from, toPercent: to, initialVelocity: 0)
+            }
+            // The slope the curve must leave with, in progress per time fraction.
+            let slope = velocity * seconds / delta
+            var x1 = cp.x1 > 0 ? cp.x1 : 1.0 / 3.0
+            if slope > 1 / x1 { x1 = 1 / slope }
+            let y1 = max(-0.5, x1 * slope)
+            let bezier = CubicBezier(x1: x1, y1: y1, x2: cp.x2, y2: cp.y2)
+            return AnimationSpec(
+                curve: curve, timing: .cubicBezier(bezier), start: start, duration: duration,
+                fromPercent: from, toPercent: to, initialVelocity: velocity)
+        }
+    }
+
+    /// The first time at which a critically damped spring from displacement `d0` with velocity `v0` is within
+    /// 0.001 of its target and slower than 0.01/s, or crosses it; capped at 3 s.
+    static func springSettleTime(omega: Double, d0: Double, v0: Double) -> Double {
+        if abs(d0) < 1e-6 && abs(v0) < 1e-6 { return 0 }
+        let b = v0 + omega * d0
+        // A crossing happens once at most, at t = -d0 / b when that is positive.
+        if b != 0 {
+            let crossing = -d0 / b
+            if crossing > 0 && crossing < 3 { return crossing }
+        }
+        var t = 0.0
+        let step = 0.001
+        while t < 3 {
+            let d = (d0 + b * t) * Double.exp(-omega * t)
+            let v = (b - omega * (d0 + b * t)) * Double.exp(-omega * t)
+            if abs(d) < 0.001 && abs(v) < 0.05 { return t }
+            t += step
+        }
+        return 3
+    }
+}

@@ -1,0 +1,160 @@
+/// Identifies a device for the lifetime of the engine. Hosts assign them; the engine never reuses them.
+public struct DeviceID: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    public var rawValue: UInt32
+    public init(_ rawValue: UInt32) { self.rawValue = rawValue }
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+    public var description: String { "device \(rawValue)" }
+}
+
+/// The two kinds of surface EdgeSwipe reads. Their zones, reference lengths and decision tuning differ.
+public enum DeviceKind: String, Hashable, Sendable, Codable, CaseIterable {
+    /// A direct-touch screen (`INPUT_PROP_DIRECT`): the finger is where the content is.
+    case touchscreen
+    /// An indirect surface (`INPUT_PROP_POINTER` or a button pad): read through libevdev.
+    case touchpad
+}
+
+/// One absolute axis as evdev describes it (`struct input_absinfo`).
+public struct AxisRange: Hashable, Sendable, Codable {
+    public var minimum: Int32
+    public var maximum: Int32
+    /// Device units per millimetre; 0 when the device does not say (common on old touchscreens).
+    public var resolution: Int32
+
+    public init(minimum: Int32, maximum: Int32, resolution: Int32 = 0) {
+        self.minimum = minimum
+        self.maximum = maximum
+        self.resolution = max(0, resolution)
+    }
+
+    /// Units from minimum to maximum; never below 1, so that a degenerate axis cannot divide by zero.
+    public var span: Double { max(1, Double(Int64(maximum) - Int64(minimum))) }
+
+    /// The physical length of the axis, when the resolution is known.
+    public var length: Millimeters? { resolution > 0 ? Millimeters(span / Double(resolution)) : nil }
+
+    /// A raw value as a fraction of the axis; out-of-range values are clamped, never trusted.
+    @inlinable public func fraction(of raw: Int32) -> Double {
+        NormalizedPoint.clampUnit((Double(raw) - Double(minimum)) / span)
+    }
+}
+
+/// How a device is mounted relative to the user, clockwise in degrees.
+public enum Rotation: Int, Hashable, Sendable, Codable, CaseIterable {
+    case degrees0 = 0, degrees90 = 90, degrees180 = 180, degrees270 = 270
+
+    /// Maps a point in device orientation to the user's orientation.
+    @inlinable public func apply(_ p: NormalizedPoint) -> NormalizedPoint {
+        switch self {
+        case .degrees0: return p
+        case .degrees90: return NormalizedPoint(x: 1 - p.y, y: p.x)
+        case .degrees180: return NormalizedPoint(x: 1 - p.x, y: 1 - p.y)
+        case .degrees270: return NormalizedPoint(x: p.y, y: 1 - p.x)
+        }
+    }
+
+    public var swapsAxes: Bool { self == .degrees90 || self == .degrees270 }
+}
+
+/// A 3x2 affine matrix over normalized coordinates, as `libinput_device_config_calibration_set_matrix` takes
+/// it: `x' = a*x + b*y + c`, `y' = d*x + e*y + f`.
+public struct CalibrationMatrix: Hashable, Sendable, Codable {
+    public var a, b, c, d, e, f: Double
+    public init(_ a: Double, _ b: Double, _ c: Double, _ d: Double, _ e: Double, _ f: Double) {
+        (self.a, self.b, self.c, self.d, self.e, self.f) = (a, b, c, d, e, f)
+    }
+    public init?(values: [Double]) {
+        guard values.count == 6, values.allSatisfy(\.isFinite) else { return nil }
+        self.init(values[0], values[1], values[2], values[3], values[4], values[5])
+    }
+    public static let identity = CalibrationMatrix(1, 0, 0, 0, 1, 0)
+    public var values: [Double] { [a, b, c, d, e, f] }
+
+    @inlinable public func apply(_ p: NormalizedPoint) -> NormalizedPoint {
+        NormalizedPoint(x: a * p.x + b * p.y + c, y: d * p.x + e * p.y + f)
+    }
+
+    /// This matrix followed by a rotation, as one matrix (what libinput is given for touchscreens).
+    public func followed(by rotation: Rotation) -> CalibrationMatrix {
+        switch rotation {
+        case .degrees0: return self
+        case .degrees90: return CalibrationMatrix(-d, -e, 1 - f, a, b, c)
+        case .degrees180: return CalibrationMatrix(-a, -b, 1 - c, -d, -e, 1 - f)
+        case .degrees270: return CalibrationMatrix(d, e, f, -a, -b, 1 - c)
+        }
+    }
+}
+
+/// Everything the engine needs to know about a touch surface.
+public struct TouchDevice: Hashable, Sendable, Codable {
+    public var id: DeviceID
+    public var name: String
+    public var kind: DeviceKind
+    public var x: AxisRange
+    public var y: AxisRange
+    public var rotation: Rotation
+    /// Applied before the rotation; `nil` is the identity.
+    public var calibration: CalibrationMatrix?
+    /// The size (in device orientation) used when the axes give no resolution.
+    public var assumedSize: MillimeterSize
+    /// The size reported by the host when it knows better than absinfo (libinput's `get_size`).
+    public var reportedSize: MillimeterSize?
+    /// Where the device was found: an event node, a recording path, or a synthetic name.
+    public var path: String
+
+    public init(
+        id: DeviceID, name: String, kind: DeviceKind, x: AxisRange, y: AxisRange,
+        rotation: Rotation = .degrees0, calibration: CalibrationMatrix? = nil,
+        assumedSize: MillimeterSize? = nil, reportedSize: MillimeterSize? = nil, path: String = ""
+    ) {
+        self.id = id
+        self.name = name
+        self.kind = kind
+        self.x = x
+        self.y = y
+        self.rotation = rotation
+        self.calibration = calibration
+        self.assumedSize = assumedSize ?? TouchDevice.defaultAssumedSize(for: kind)
+        self.reportedSize = reportedSize
+        self.path = path
+    }
+
+    /// A 10" tablet for screens and a laptop pad for touchpads: only used when a device hides its size.
+    public static func defaultAssumedSize(for kind: DeviceKind) -> MillimeterSize {
+        switch kind {
+        case .touchscreen: return MillimeterSize(widthMM: 220, heightMM: 140)
+        case .touchpad: return MillimeterSize(widthMM: 100, heightMM: 60)
+        }
+    }
+
+    /// Whether the device's physical size is known rather than assumed.
+    public var hasPhysicalSize: Bool { reportedSize != nil || (x.length != nil && y.length != nil) }
+
+    /// The physical size in device orientation, real where known and assumed otherwise.
+    public var deviceSize: MillimeterSize {
+        if let reportedSize { return reportedSize }
+        if let w = x.length, let h = y.length { return MillimeterSize(width: w, height: h) }
+        return assumedSize
+    }
+
+    /// The size as the user sees it, after the rotation.
+    public var size: MillimeterSize { rotation.swapsAxes ? deviceSize.transposed : deviceSize }
+
+    /// Raw device units to the user's normalized coordinates: clamp, calibrate, rotate, clamp again.
+    @inlinable public func normalize(rawX: Int32, rawY: Int32) -> NormalizedPoint {
+        normalize(NormalizedPoint(x: x.fraction(of: rawX), y: y.fraction(of: rawY)))
+    }
+
+    /// Device-orientation fractions to the user's normalized coordinates.
+    @inlinable public func normalize(_ deviceFraction: NormalizedPoint) -> NormalizedPoint {
+        var p = deviceFraction.clamped
+        if let calibration { p = calibration.apply(p) }
+        return rotation.apply(p).clamped
+    }
+
+    /// A normalized point in the user's orientation, in millimetres from the top-left corner.
+    @inlinable public func millimeters(_ p: NormalizedPoint) -> MillimeterVector {
+        let s = size
+        return MillimeterVector(x: p.x * s.width.value, y: p.y * s.height.value)
+    }
+}

@@ -1,0 +1,92 @@
+/// A distance on the physical surface of a device.
+///
+/// Distances are kept in a type of their own because touch code mixes three spaces (device units, millimetres,
+/// and fractions of an axis) and any of them compiles where a bare `Double` is expected.
+public struct Millimeters: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    public var value: Double
+    @inlinable public init(_ value: Double) { self.value = value }
+    public static let zero = Millimeters(0)
+    public static func < (a: Self, b: Self) -> Bool { a.value < b.value }
+    public static func + (a: Self, b: Self) -> Self { Self(a.value + b.value) }
+    public static func - (a: Self, b: Self) -> Self { Self(a.value - b.value) }
+    public var description: String { "\(value) mm" }
+}
+
+/// A speed on the physical surface of a device.
+public struct MillimetersPerSecond: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    public var value: Double
+    @inlinable public init(_ value: Double) { self.value = value }
+    public static let zero = MillimetersPerSecond(0)
+    public static func < (a: Self, b: Self) -> Bool { a.value < b.value }
+    public var description: String { "\(value) mm/s" }
+}
+
+/// A span of monotonic time, in microseconds (the resolution of evdev and libinput timestamps).
+public struct Microseconds: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    public var value: Int64
+    @inlinable public init(_ value: Int64) { self.value = value }
+    public static let zero = Microseconds(0)
+    public static func milliseconds(_ ms: Int64) -> Self { Self(ms * 1000) }
+    public static func seconds(_ s: Double) -> Self { Self(Int64((s * 1_000_000).rounded())) }
+    public var seconds: Double { Double(value) / 1_000_000 }
+    public static func < (a: Self, b: Self) -> Bool { a.value < b.value }
+    public static func + (a: Self, b: Self) -> Self { Self(a.value + b.value) }
+    public static func - (a: Self, b: Self) -> Self { Self(a.value - b.value) }
+    public var description: String { "\(value) us" }
+}
+
+/// A point on the monotonic clock (`CLOCK_MONOTONIC`), in microseconds.
+///
+/// The core never reads a clock: every instant is handed in by the caller, so that a recording replays to the
+/// same bytes every time and tests never sleep.
+public struct MonotonicInstant: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    public var microseconds: UInt64
+    @inlinable public init(microseconds: UInt64) { self.microseconds = microseconds }
+    public static let zero = MonotonicInstant(microseconds: 0)
+    public static func < (a: Self, b: Self) -> Bool { a.microseconds < b.microseconds }
+
+    /// The instant `span` later; a negative span never moves before zero.
+    public func advanced(by span: Microseconds) -> Self {
+        if span.value >= 0 { return Self(microseconds: microseconds &+ UInt64(span.value)) }
+        let back = UInt64(-span.value)
+        return Self(microseconds: back > microseconds ? 0 : microseconds - back)
+    }
+    public static func + (a: Self, b: Microseconds) -> Self { a.advanced(by: b) }
+    public static func - (a: Self, b: Self) -> Microseconds {
+        a >= b ? Microseconds(Int64(a.microseconds - b.microseconds)) : Microseconds(-Int64(b.microseconds - a.microseconds))
+    }
+    public var description: String { "\(microseconds) us" }
+}
+
+/// A position in the unit square of a device, as the user sees it: (0, 0) is the top-left corner.
+public struct NormalizedPoint: Hashable, Sendable, Codable {
+    public var x: Double
+    public var y: Double
+    @inlinable public init(x: Double, y: Double) { self.x = x; self.y = y }
+
+    /// The point moved into 0...1 on both axes; NaN becomes 0. Hardware reports values beyond its advertised
+    /// range, so coordinates are clamped here and never trusted.
+    public var clamped: NormalizedPoint {
+        NormalizedPoint(x: Self.clampUnit(x), y: Self.clampUnit(y))
+    }
+    @inlinable static func clampUnit(_ v: Double) -> Double { v.isNaN ? 0 : min(1, max(0, v)) }
+}
+
+/// A 2D vector whose components are millimetres.
+public struct MillimeterVector: Hashable, Sendable, Codable {
+    public var x: Double
+    public var y: Double
+    @inlinable public init(x: Double, y: Double) { self.x = x; self.y = y }
+    public static let zero = MillimeterVector(x: 0, y: 0)
+    public var length: Millimeters { Millimeters((x * x + y * y).squareRoot()) }
+}
+
+/// A physical size in millimetres.
+public struct MillimeterSize: Hashable, Sendable, Codable {
+    public var width: Millimeters
+    public var height: Millimeters
+    public init(width: Millimeters, height: Millimeters) { self.width = width; self.height = height }
+    public init(widthMM: Double, heightMM: Double) { self.init(width: Millimeters(widthMM), height: Millimeters(heightMM)) }
+    /// Width and height swapped, for a quarter turn.
+    public var transposed: MillimeterSize { MillimeterSize(width: height, height: width) }
+}
