@@ -20,8 +20,11 @@ public struct NormalizedRect: Hashable, Sendable, Codable {
     public func offsetBy(dx: Double, dy: Double) -> NormalizedRect {
         NormalizedRect(x: x + dx, y: y + dy, width: width, height: height)
     }
+    /// Linear interpolation that lands exactly on `a` at 0 and `b` at 1, so resting frames compare equal.
     public static func interpolate(_ a: NormalizedRect, _ b: NormalizedRect, _ t: Double) -> NormalizedRect {
-        NormalizedRect(
+        if t <= 0 { return a }
+        if t >= 1 { return b }
+        return NormalizedRect(
             x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t,
             width: a.width + (b.width - a.width) * t, height: a.height + (b.height - a.height) * t)
     }

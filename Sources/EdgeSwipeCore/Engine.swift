@@ -149,6 +149,21 @@ public struct Engine: Sendable {
         }
     }
 
+    /// Ticks every deadline before `time`, in order: virtual time, for replays and tests, where nothing waits
+    /// for a real clock between two inputs.
+    public mutating func tick(through time: MonotonicInstant, into events: inout [EngineEvent]) {
+        while let deadline = nextDeadline, deadline < time {
+            tick(at: deadline, into: &events)
+        }
+    }
+
+    /// Ticks until nothing animates any more (the end of a replay).
+    public mutating func tickUntilSettled(into events: inout [EngineEvent]) {
+        while let deadline = nextDeadline {
+            tick(at: deadline, into: &events)
+        }
+    }
+
     /// When the host must call ``tick(at:)`` next; `nil` while nothing animates, so an idle host sleeps.
     public var nextDeadline: MonotonicInstant? {
         var best: MonotonicInstant? = nil

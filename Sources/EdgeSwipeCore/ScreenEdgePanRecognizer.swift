@@ -143,6 +143,7 @@ public struct ScreenEdgePanRecognizer: Sendable {
         fingers += 1
         guard state == .possible, trackedTouch == nil, fingers == 1 else { return }
         trackedTouch = id
+        edge = nil
         start = p
         location = p
         lastTime = time
@@ -210,7 +211,6 @@ public struct ScreenEdgePanRecognizer: Sendable {
     public mutating func bindingUnavailable(into actions: inout [Action]) {
         guard state == .began else { return }
         move(to: .failed, on: .bindingUnavailable, into: &actions)
-        edge = nil
     }
 
     public mutating func touchUp(id: Int32, time: MonotonicInstant, into actions: inout [Action]) {
@@ -270,11 +270,10 @@ public struct ScreenEdgePanRecognizer: Sendable {
         switch state {
         case .possible:
             trackedTouch = nil
-            candidates = []
         case .ended, .cancelled, .failed:
+            // The edge, candidates and last location stay readable until the next sequence starts, so the
+            // caller can still describe the gesture that just ended.
             move(to: .possible, on: .allTouchesUp, into: &actions)
-            edge = nil
-            candidates = []
             trackedTouch = nil
         case .began, .changed:
             break
