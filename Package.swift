@@ -54,7 +54,6 @@ let package = Package(
         .target(
             name: "EdgeSwipeConfig",
             dependencies: ["EdgeSwipeCore", .product(name: "TOMLKit", package: "TOMLKit")],
-            resources: [.copy("default.toml")],
             swiftSettings: strictSwift6
         ),
         .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),

@@ -79,14 +79,21 @@ public struct DeviceKindSettings: Hashable, Sendable, Codable {
     public var recognizer: EdgeRecognizerSettings
     public var decision: ReleaseDecision
     public var reference: PercentReference
-    public init(recognizer: EdgeRecognizerSettings, decision: ReleaseDecision, reference: PercentReference) {
+    /// The size assumed for devices of this kind that report no resolution.
+    public var assumedSize: MillimeterSize
+    public init(
+        recognizer: EdgeRecognizerSettings, decision: ReleaseDecision, reference: PercentReference,
+        assumedSize: MillimeterSize
+    ) {
         self.recognizer = recognizer
         self.decision = decision
         self.reference = reference
+        self.assumedSize = assumedSize
     }
     public static func defaults(for kind: DeviceKind) -> DeviceKindSettings {
         DeviceKindSettings(
-            recognizer: .defaults(for: kind), decision: .defaults(for: kind), reference: .defaults(for: kind))
+            recognizer: .defaults(for: kind), decision: .defaults(for: kind), reference: .defaults(for: kind),
+            assumedSize: TouchDevice.defaultAssumedSize(for: kind))
     }
 }
 

@@ -46,11 +46,14 @@ public struct Engine: Sendable {
 
     // MARK: - Inputs
 
-    /// A device was found. Recognizers start in `possible`.
+    /// A device was found. Recognizers start in `possible`. Its assumed size (used only when it reports no
+    /// resolution) is the configured one for its kind.
     public mutating func addDevice(_ device: TouchDevice, at time: MonotonicInstant, into events: inout [EngineEvent]) {
         advanceClock(to: time, into: &events)
         if let index = deviceIndex(device.id) { devices.remove(at: index) }
         let settings = configuration.settings(for: device.kind)
+        var device = device
+        device.assumedSize = settings.assumedSize
         devices.append(DeviceSlot(
             device: device, settings: settings, recognizer: ScreenEdgePanRecognizer(settings: settings.recognizer),
             decision: settings.decision))

@@ -1,0 +1,375 @@
+import EdgeSwipeCore
+import TOMLKit
+
+/// One table of the configuration, with the helpers that read typed, range-checked values from it.
+struct Section {
+    let table: TOMLTable?
+    let path: String
+    let file: String
+    let map: SourceMap
+
+    func key(_ k: String) -> String { path.isEmpty ? k : "\(path).\(k)" }
+
+    func error(_ k: String, _ message: String) -> ConfigError {
+        ConfigError(file: file, line: map.line(of: key(k)), message: message)
+    }
+
+    /// `[touchscreen]`, or `[[bindings]] #3` for the third table of an array.
+    var displayName: String {
+        guard path.hasSuffix("]"), let open = path.lastIndex(of: "["), let n = Int(path[path.index(after: open)..<path.index(before: path.endIndex)]) else {
+            return "[\(path)]"
+        }
+        return "[[\(path[..<open])]] #\(n + 1)"
+    }
+
+    func value(_ k: String) -> (any TOMLValueConvertible)? { table?[k] }
+
+    /// Rejects keys this table does not know, so a typo is an error rather than a silently ignored setting.
+    func only(_ known: [String]) throws(ConfigError) {
+        guard let table else { return }
+        for k in table.keys.sorted() where !known.contains(k) {
+            let place = path.isEmpty ? "at the top level" : "in [\(path.replacingOccurrences(of: #"\[\d+\]"#, with: "", options: .regularExpression))]"
+            throw error(k, "unknown key '\(k)' \(place); expected one of: \(known.joined(separator: ", "))")
+        }
+    }
+
+    func section(_ k: String) throws(ConfigError) -> Section {
+        guard let v = value(k) else { return Section(table: nil, path: key(k), file: file, map: map) }
+        guard let t = v.table else { throw error(k, "'\(k)' must be a table") }
+        return Section(table: t, path: key(k), file: file, map: map)
+    }
+
+    func double(_ k: String, default d: Double, in range: ClosedRange<Double>) throws(ConfigError) -> Double {
+        try optionalDouble(k, in: range) ?? d
+    }
+
+    func optionalDouble(_ k: String, in range: ClosedRange<Double>) throws(ConfigError) -> Double? {
+        guard let v = value(k) else { return nil }
+        guard let x = v.double ?? v.int.map(Double.init) else { throw error(k, "'\(k)' must be a number (got \(v.debugDescription))") }
+        guard x.isFinite, range.contains(x) else {
+            throw error(k, "'\(k)' must be between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound)) (got \(Self.format(x)))")
+        }
+        return x
+    }
+
+    func int(_ k: String, default d: Int?, in range: ClosedRange<Int> = Int.min...Int.max) throws(ConfigError) -> Int? {
+        guard let v = value(k) else { return d }
+        guard let x = v.int else { throw error(k, "'\(k)' must be a whole number (got \(v.debugDescription))") }
+        guard range.contains(x) else { throw error(k, "'\(k)' must be between \(range.lowerBound) and \(range.upperBound) (got \(x))") }
+        return x
+    }
+
+    func string(_ k: String, default d: String?, nonEmpty: Bool = false) throws(ConfigError) -> String? {
+        guard let v = value(k) else { return d }
+        guard let s = v.string else { throw error(k, "'\(k)' must be a string (got \(v.debugDescription))") }
+        if nonEmpty && s.isEmpty { throw error(k, "'\(k)' must not be empty") }
+        return s
+    }
+
+    func required(_ k: String) throws(ConfigError) -> String {
+        guard let s = try string(k, default: nil, nonEmpty: true) else {
+            throw ConfigError(file: file, line: map.line(of: path), message: "\(displayName) needs '\(k)'")
+        }
+        return s
+    }
+
+    func choice<T>(_ k: String, default d: T?, _ options: [(String, T)]) throws(ConfigError) -> T? {
+        guard let s = try string(k, default: nil) else { return d }
+        guard let found = options.first(where: { $0.0 == s }) else {
+            throw error(k, "'\(k)' must be one of \(options.map { "\"\($0.0)\"" }.joined(separator: ", ")) (got \"\(s)\")")
+        }
+        return found.1
+    }
+
+    func array(_ k: String) throws(ConfigError) -> TOMLArray? {
+        guard let v = value(k) else { return nil }
+        guard let a = v.array else { throw error(k, "'\(k)' must be an array") }
+        return a
+    }
+
+    func strings(_ k: String) throws(ConfigError) -> [String]? {
+        guard let a = try array(k) else { return nil }
+        var out: [String] = []
+        for item in a {
+            guard let s = item.string else { throw error(k, "'\(k)' must hold strings (got \(item.debugDescription))") }
+            out.append(s)
+        }
+        return out
+    }
+
+    func numbers(_ k: String) throws(ConfigError) -> [Double]? {
+        guard let a = try array(k) else { return nil }
+        var out: [Double] = []
+        for item in a {
+            guard let x = item.double ?? item.int.map(Double.init), x.isFinite else {
+                throw error(k, "'\(k)' must hold numbers (got \(item.debugDescription))")
+            }
+            out.append(x)
+        }
+        return out
+    }
+
+    func ids(_ k: String) throws(ConfigError) -> [UInt32] {
+        guard let a = try array(k) else { return [] }
+        var out: [UInt32] = []
+        for item in a {
+            guard let x = item.int, x >= 0, x <= Int(UInt32.max) else {
+                throw error(k, "'\(k)' must hold uids/gids from 0 to 4294967295 (got \(item.debugDescription))")
+            }
+            out.append(UInt32(x))
+        }
+        return out
+    }
+
+    /// Every table of an array of tables, each with its own path (`bindings[2]`).
+    func tables(_ k: String) throws(ConfigError) -> [Section] {
+        guard let a = try array(k) else { return [] }
+        var out: [Section] = []
+        for (i, item) in a.enumerated() {
+            guard let t = item.table else { throw error(k, "'\(k)' must be an array of tables ([[\(key(k))]])") }
+            out.append(Section(table: t, path: "\(key(k))[\(i)]", file: file, map: map))
+        }
+        return out
+    }
+
+    static func format(_ x: Double) -> String {
+        x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : String(x)
+    }
+
+    // MARK: - Domain values
+
+    static let curves: [(String, CompletionCurve)] = [
+        ("linear", .linear), ("ease-in", .easeIn), ("ease-out", .easeOut), ("ease-in-out", .easeInOut),
+        ("spring", .spring(response: .milliseconds(300))),
+    ]
+
+    func curve(_ k: String, default d: CompletionCurve, springResponseMS: Double) throws(ConfigError) -> CompletionCurve {
+        let c = try choice(k, default: d, Self.curves) ?? d
+        if case .spring = c { return .spring(response: .seconds(springResponseMS / 1000)) }
+        return c
+    }
+
+    func animator(_ s: Section, base: Animator, springResponseMS: Double) throws(ConfigError) -> Animator {
+        try s.only(["style", "duration_ms", "curve", "dimming_alpha"])
+        var a = base
+        a.style = try s.choice("style", default: base.style, Animator.Style.allCases.map { ($0.rawValue, $0) }) ?? base.style
+        if let ms = try s.optionalDouble("duration_ms", in: 0...10_000) { a.duration = .seconds(ms / 1000) }
+        a.curve = try s.curve("curve", default: base.curve, springResponseMS: springResponseMS)
+        a.dimmingAlpha = try s.double("dimming_alpha", default: base.dimmingAlpha, in: 0...1)
+        return a
+    }
+
+    func kindSettings(_ kind: DeviceKind, threshold: Double, flick: Double) throws(ConfigError) -> DeviceKindSettings {
+        let s = try section(kind.rawValue)
+        try s.only([
+            "edge_zone_mm", "edge_zone_fraction", "hysteresis_mm", "hysteresis_fraction", "angle_tolerance_deg",
+            "velocity_window_ms", "deceleration", "threshold", "flick_velocity", "reference", "reference_mm",
+            "reference_fraction", "reference_cap_mm", "assumed_width_mm", "assumed_height_mm",
+        ])
+        let d = DeviceKindSettings.defaults(for: kind)
+        let recognizer = EdgeRecognizerSettings(
+            zone: Millimeters(try s.double("edge_zone_mm", default: d.recognizer.zone.value, in: 0.5...30)),
+            zoneFraction: try s.double("edge_zone_fraction", default: d.recognizer.zoneFraction, in: 0.001...0.5),
+            hysteresis: Millimeters(try s.double("hysteresis_mm", default: d.recognizer.hysteresis.value, in: 0...20)),
+            hysteresisFraction: try s.double("hysteresis_fraction", default: d.recognizer.hysteresisFraction, in: 0...0.2),
+            angleToleranceDegrees: try s.double("angle_tolerance_deg", default: d.recognizer.angleToleranceDegrees, in: 1...89),
+            velocityWindow: .seconds(try s.double("velocity_window_ms", default: d.recognizer.velocityWindow.seconds * 1000, in: 10...1000) / 1000))
+        let decision = ReleaseDecision(
+            threshold: try s.double("threshold", default: threshold, in: 0.05...0.95),
+            flickVelocity: try s.double("flick_velocity", default: flick, in: 0...100),
+            deceleration: try s.double("deceleration", default: d.decision.deceleration, in: 0...0.9999))
+        let reference = try s.reference(default: d.reference) ?? d.reference
+        let size = MillimeterSize(
+            widthMM: try s.double("assumed_width_mm", default: d.assumedSize.width.value, in: 10...2000),
+            heightMM: try s.double("assumed_height_mm", default: d.assumedSize.height.value, in: 10...2000))
+        return DeviceKindSettings(recognizer: recognizer, decision: decision, reference: reference, assumedSize: size)
+    }
+
+    func reference(default d: PercentReference?) throws(ConfigError) -> PercentReference? {
+        let kind = try choice("reference", default: nil as String?, [("extent", "extent"), ("mm", "mm"), ("fraction", "fraction")])
+        switch kind {
+        case nil:
+            if value("reference_mm") != nil || value("reference_fraction") != nil || value("reference_cap_mm") != nil {
+                throw error("reference", "set 'reference' to \"extent\", \"mm\" or \"fraction\" to use reference_* keys")
+            }
+            return d
+        case "extent":
+            let cap = try optionalDouble("reference_cap_mm", in: 0...10_000)
+            return .extent(capMM: cap == 0 ? nil : cap)
+        case "mm":
+            guard let mm = try optionalDouble("reference_mm", in: 1...1000) else {
+                throw error("reference", "reference = \"mm\" needs 'reference_mm' (1 to 1000)")
+            }
+            return .millimeters(mm)
+        default:
+            guard let f = try optionalDouble("reference_fraction", in: 0.01...2) else {
+                throw error("reference", "reference = \"fraction\" needs 'reference_fraction' (0.01 to 2)")
+            }
+            return .fraction(f)
+        }
+    }
+
+    func containers() throws(ConfigError) -> [Container] {
+        var out: [Container] = []
+        for c in try tables("containers") {
+            try c.only(["name", "kind", "stack", "tabs", "selected", "base", "children", "active"])
+            let name = try c.required("name")
+            if out.contains(where: { $0.name == name }) { throw c.error("name", "a container named '\(name)' already exists") }
+            let kind = try c.choice("kind", default: nil as String?, [
+                ("navigation", "navigation"), ("tabs", "tabs"), ("modal", "modal"), ("custom", "custom"),
+            ])
+            switch kind {
+            case "navigation":
+                let stack = try c.strings("stack") ?? []
+                if stack.isEmpty { throw c.error("stack", "navigation container '\(name)' needs a non-empty 'stack' (root first)") }
+                out.append(Container(name: name, content: .navigation(stack: stack)))
+            case "tabs":
+                let tabs = try c.strings("tabs") ?? []
+                if tabs.isEmpty { throw c.error("tabs", "tabs container '\(name)' needs a non-empty 'tabs' list") }
+                out.append(Container(name: name, content: .tabs(tabs: tabs, selected: try c.index("selected", in: tabs))))
+            case "modal":
+                out.append(Container(name: name, content: .modal(base: try c.required("base"), presented: [])))
+            case "custom":
+                let children = try c.strings("children") ?? []
+                if children.isEmpty { throw c.error("children", "custom container '\(name)' needs a non-empty 'children' list") }
+                out.append(Container(name: name, content: .custom(children: children, active: try c.index("active", in: children))))
+            default:
+                throw ConfigError(file: file, line: map.line(of: c.path), message: "container '\(name)' needs 'kind' (navigation, tabs, modal or custom)")
+            }
+        }
+        return out
+    }
+
+    /// A position in `list`, given by name or by index; 0 when absent.
+    func index(_ k: String, in list: [String]) throws(ConfigError) -> Int {
+        guard let v = value(k) else { return 0 }
+        if let i = v.int {
+            guard list.indices.contains(i) else { throw error(k, "'\(k)' index \(i) is out of range 0...\(list.count - 1)") }
+            return i
+        }
+        if let s = v.string, let i = list.firstIndex(of: s) { return i }
+        throw error(k, "'\(k)' must name one of \(list.joined(separator: ", ")) or be an index (got \(v.debugDescription))")
+    }
+
+    func bindings(containers: [Container], animator defaultAnimator: Animator, springResponseMS: Double) throws(ConfigError) -> [Binding] {
+        var out: [Binding] = []
+        for b in try tables("bindings") {
+            try b.only([
+                "edge", "devices", "fingers", "container", "action", "scene", "tab", "style", "frame", "animator",
+                "reference", "reference_mm", "reference_fraction", "reference_cap_mm", "threshold", "flick_velocity",
+            ])
+            guard let edge = try b.choice("edge", default: nil, Edge.allCases.map { ($0.rawValue, $0) }) else {
+                throw ConfigError(file: file, line: map.line(of: b.path), message: "[[bindings]] needs 'edge' (left, right, top or bottom)")
+            }
+            var kinds: [DeviceKind] = []
+            for k in try b.strings("devices") ?? [] {
+                guard let kind = DeviceKind(rawValue: k) else { throw b.error("devices", "'devices' entries must be \"touchscreen\" or \"touchpad\" (got \"\(k)\")") }
+                kinds.append(kind)
+            }
+            let fingers = try b.fingers()
+            let containerName = try b.required("container")
+            guard let container = containers.first(where: { $0.name == containerName }) else {
+                throw b.error("container", "no container named '\(containerName)' (known: \(containers.map(\.name).joined(separator: ", ")))")
+            }
+            let operation = try b.operation(for: container)
+            var bindingAnimator: Animator? = nil
+            if let v = b.value("animator") {
+                if let name = v.string {
+                    guard let style = Animator.Style(rawValue: name) else {
+                        throw b.error("animator", "'animator' must be slide, cover or fade, or a table (got \"\(name)\")")
+                    }
+                    bindingAnimator = defaultAnimator
+                    bindingAnimator?.style = style
+                } else {
+                    bindingAnimator = try animator(try b.section("animator"), base: defaultAnimator, springResponseMS: springResponseMS)
+                }
+            }
+            let decisionOverride = b.value("threshold") != nil || b.value("flick_velocity") != nil
+            var decision: ReleaseDecision? = nil
+            if decisionOverride {
+                decision = ReleaseDecision(
+                    threshold: try b.double("threshold", default: 0.5, in: 0.05...0.95),
+                    flickVelocity: try b.double("flick_velocity", default: 0.3, in: 0...100),
+                    deceleration: kinds == [.touchpad] ? 0.997 : 0.998)
+            }
+            out.append(Binding(
+                edge: edge, deviceKinds: kinds, fingers: fingers, container: containerName, operation: operation,
+                animator: bindingAnimator, reference: try b.reference(default: nil), decision: decision))
+        }
+        return out
+    }
+
+    func fingers() throws(ConfigError) -> ClosedRange<Int> {
+        guard let v = value("fingers") else { return 1...10 }
+        if let n = v.int {
+            guard (1...10).contains(n) else { throw error("fingers", "'fingers' must be from 1 to 10 (got \(n))") }
+            return n...n
+        }
+        if let a = v.array, a.count == 2, let lo = a[0].int, let hi = a[1].int, 1 <= lo, lo <= hi, hi <= 10 {
+            return lo...hi
+        }
+        throw error("fingers", "'fingers' must be a count (1) or a range [min, max] within 1...10 (got \(v.debugDescription))")
+    }
+
+    func operation(for container: Container) throws(ConfigError) -> TransitionOperation {
+        let action = try required("action")
+        let op: TransitionOperation
+        switch action {
+        case "pop": op = .pop
+        case "pop-to-root": op = .popToRoot
+        case "push": op = .push(scene: try required("scene"))
+        case "next-tab": op = .nextTab
+        case "previous-tab": op = .previousTab
+        case "select-tab":
+            guard case .tabs(let tabs, _) = container.content else { op = .selectTab(index: 0); break }
+            op = .selectTab(index: try index("tab", in: tabs))
+        case "present":
+            let style = try choice("style", default: .fullScreen, PresentationStyle.allCases.map { ($0.rawValue, $0) }) ?? .fullScreen
+            var frame: NormalizedRect? = nil
+            if let f = try numbers("frame") {
+                guard f.count == 4, f[2] > 0, f[3] > 0 else { throw error("frame", "'frame' must be [x, y, width, height] in the container's unit square") }
+                frame = NormalizedRect(x: f[0], y: f[1], width: f[2], height: f[3])
+            }
+            op = .present(scene: try required("scene"), style: style, frame: frame)
+        case "dismiss": op = .dismiss
+        case "show": op = .show(child: try required("scene"))
+        default:
+            throw error("action", "'action' must be one of pop, pop-to-root, push, next-tab, previous-tab, select-tab, present, dismiss, show (got \"\(action)\")")
+        }
+        let compatible: Bool = switch (container.content, op) {
+        case (.navigation, .push), (.navigation, .pop), (.navigation, .popToRoot): true
+        case (.tabs, .nextTab), (.tabs, .previousTab), (.tabs, .selectTab): true
+        case (.modal, .present), (.modal, .dismiss): true
+        case (.custom, .show): true
+        default: false
+        }
+        if !compatible {
+            throw error("action", "a \(container.content.kind) container ('\(container.name)') cannot '\(action)'")
+        }
+        if case .show(let child) = op, case .custom(let children, _) = container.content, !children.contains(child) {
+            throw error("scene", "custom container '\(container.name)' has no child '\(child)'")
+        }
+        return op
+    }
+
+    func overrides() throws(ConfigError) -> [DeviceOverride] {
+        var out: [DeviceOverride] = []
+        for o in try tables("override") {
+            try o.only(["match", "rotation", "calibration"])
+            var rotation: Rotation? = nil
+            if let degrees = try o.int("rotation", default: nil) {
+                guard let r = Rotation(rawValue: degrees) else { throw o.error("rotation", "'rotation' must be 0, 90, 180 or 270 (got \(degrees))") }
+                rotation = r
+            }
+            var calibration: CalibrationMatrix? = nil
+            if let values = try o.numbers("calibration") {
+                guard let m = CalibrationMatrix(values: values) else {
+                    throw o.error("calibration", "'calibration' must be 6 numbers [a, b, c, d, e, f] (got \(values.count))")
+                }
+                calibration = m
+            }
+            out.append(DeviceOverride(match: try o.required("match"), rotation: rotation, calibration: calibration))
+        }
+        return out
+    }
+}

@@ -1,0 +1,109 @@
+public import EdgeSwipeCore
+
+/// Everything a configuration file says: the engine's configuration plus the daemon's own settings.
+public struct EdgeSwipeSettings: Hashable, Sendable {
+    public var engine: EngineConfiguration
+    public var daemon: DaemonSettings
+    public var devices: DeviceSelection
+    public var access: AccessSettings
+
+    public init(engine: EngineConfiguration, daemon: DaemonSettings = DaemonSettings(), devices: DeviceSelection = DeviceSelection(), access: AccessSettings = AccessSettings()) {
+        self.engine = engine
+        self.daemon = daemon
+        self.devices = devices
+        self.access = access
+    }
+
+    /// The embedded default (`config/default.toml`).
+    public static var `default`: EdgeSwipeSettings {
+        // The embedded text is validated by the test suite, so this cannot fail in a shipped build; should it
+        // ever, falling back to the core's own default keeps the daemon usable.
+        (try? ConfigParser.parse(DefaultConfiguration.toml, file: "<embedded default>"))
+            ?? EdgeSwipeSettings(engine: .default)
+    }
+}
+
+public struct DaemonSettings: Hashable, Sendable {
+    public var tickHz: Int = 120
+    public var seat: String = "seat0"
+    public init(tickHz: Int = 120, seat: String = "seat0") {
+        self.tickHz = tickHz
+        self.seat = seat
+    }
+}
+
+/// Which devices are opened. Entries match a device's name, its event-node path, or a udev property given as
+/// `NAME=value`.
+public struct DeviceSelection: Hashable, Sendable {
+    public var allow: [String] = []
+    public var deny: [String] = []
+    public var overrides: [DeviceOverride] = []
+    public init(allow: [String] = [], deny: [String] = [], overrides: [DeviceOverride] = []) {
+        self.allow = allow
+        self.deny = deny
+        self.overrides = overrides
+    }
+
+    /// The device's settings after every matching override, in file order.
+    public func apply(to device: TouchDevice, properties: [String: String] = [:]) -> TouchDevice {
+        var d = device
+        for o in overrides where DeviceSelection.matches(o.match, name: device.name, path: device.path, properties: properties) {
+            if let r = o.rotation { d.rotation = r }
+            if let c = o.calibration { d.calibration = c }
+        }
+        return d
+    }
+
+    /// Whether `pattern` names this device: its exact name, its path, or `PROPERTY=value`.
+    public static func matches(_ pattern: String, name: String, path: String, properties: [String: String]) -> Bool {
+        if pattern == name || pattern == path { return true }
+        if let eq = pattern.firstIndex(of: "=") {
+            let key = String(pattern[..<eq]), value = String(pattern[pattern.index(after: eq)...])
+            return properties[key] == value
+        }
+        return false
+    }
+}
+
+public struct DeviceOverride: Hashable, Sendable {
+    public var match: String
+    public var rotation: Rotation?
+    public var calibration: CalibrationMatrix?
+    public init(match: String, rotation: Rotation? = nil, calibration: CalibrationMatrix? = nil) {
+        self.match = match
+        self.rotation = rotation
+        self.calibration = calibration
+    }
+}
+
+/// Who may connect to the socket and who may request transitions. Empty lists mean the defaults the daemon
+/// fills in: its own uid and the socket's group.
+public struct AccessSettings: Hashable, Sendable {
+    public var readUIDs: [UInt32] = []
+    public var readGIDs: [UInt32] = []
+    public var controlUIDs: [UInt32] = []
+    public var controlGIDs: [UInt32] = []
+    public init(readUIDs: [UInt32] = [], readGIDs: [UInt32] = [], controlUIDs: [UInt32] = [], controlGIDs: [UInt32] = []) {
+        self.readUIDs = readUIDs
+        self.readGIDs = readGIDs
+        self.controlUIDs = controlUIDs
+        self.controlGIDs = controlGIDs
+    }
+}
+
+/// A configuration problem, with the file and line it was found at.
+public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var message: String
+    public init(file: String, line: Int?, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
+    /// `config.toml:12: edge zone must be between 0.5 and 30 mm (got 45)`.
+    public var description: String {
+        if let line { return "\(file):\(line): \(message)" }
+        return "\(file): \(message)"
+    }
+}

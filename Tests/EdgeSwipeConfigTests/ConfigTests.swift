@@ -1,0 +1,106 @@
+import EdgeSwipeCore
+import Foundation
+import Testing
+@testable import EdgeSwipeConfig
+
+@Suite("Configuration")
+struct ConfigTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test("the embedded default is config/default.toml, and is the core's default")
+    func embeddedDefault() throws {
+        let shipped = try String(contentsOf: Self.packageRoot.appendingPathComponent("config/default.toml"), encoding: .utf8)
+        #expect(DefaultConfiguration.toml + "\n" == shipped, "run scripts/embed-default-config")
+        let settings = try ConfigParser.parse(DefaultConfiguration.toml, file: "default.toml")
+        #expect(settings.engine == EngineConfiguration.default)
+        #expect(settings.daemon == DaemonSettings())
+        #expect(EdgeSwipeSettings.default == settings)
+    }
+
+    @Test("the effective configuration round-trips through its TOML rendering")
+    func roundTrip() throws {
+        let text = DefaultConfiguration.toml + """
+
+            [[devices.override]]
+            match = "Wacom ISDv4 E6 Finger"
+            rotation = 90
+            calibration = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+
+            [[containers]]
+            name = "pages"
+            kind = "custom"
+            children = ["a", "b"]
+            active = "b"
+
+            [[bindings]]
+            edge = "right"
+            devices = ["touchpad"]
+            fingers = [2, 3]
+            container = "pages"
+            action = "show"
+            scene = "a"
+            reference = "fraction"
+            reference_fraction = 0.4
+            threshold = 0.4
+            animator = { style = "fade", duration_ms = 200, curve = "spring" }
+            """
+        let settings = try ConfigParser.parse(text, file: "x.toml")
+        let rendered = settings.renderTOML()
+        let again = try ConfigParser.parse(rendered, file: "rendered.toml")
+        #expect(again == settings)
+        #expect(settings.devices.overrides.first?.rotation == .degrees90)
+        let last = try #require(settings.engine.bindings.last)
+        #expect(last.fingers == 2...3)
+        #expect(last.deviceKinds == [.touchpad])
+        #expect(last.animator?.style == .fade)
+        #expect(last.reference == .fraction(0.4))
+    }
+
+    @Test("a user's larger zone and other overrides are read", arguments: [
+        ("[touchscreen]\nedge_zone_fraction = 0.06", { @Sendable (s: EdgeSwipeSettings) in s.engine.touchscreen.recognizer.zoneFraction == 0.06 }),
+        ("[daemon]\ntick_hz = 60", { @Sendable (s: EdgeSwipeSettings) in s.engine.tickInterval == Microseconds(16666) && s.daemon.tickHz == 60 }),
+        ("[transition]\nthreshold = 0.4", { @Sendable (s: EdgeSwipeSettings) in s.engine.touchpad.decision.threshold == 0.4 }),
+        ("[transition]\ncompletion_curve = \"spring\"\nspring_response_ms = 250", { @Sendable (s: EdgeSwipeSettings) in s.engine.completionCurve == .spring(response: .milliseconds(250)) }),
+        ("[access]\ncontrol_uids = [1000]", { @Sendable (s: EdgeSwipeSettings) in s.access.controlUIDs == [1000] }),
+    ] as [(String, @Sendable (EdgeSwipeSettings) -> Bool)])
+    func overrides(_ text: String, _ check: @Sendable (EdgeSwipeSettings) -> Bool) throws {
+        let settings = try ConfigParser.parse(text, file: "user.toml")
+        #expect(check(settings))
+    }
+
+    @Test("bad configurations name the line and the reason", arguments: [
+        ("[touchscreen]\nedge_zone_mm = 45\n", "user.toml:2: 'edge_zone_mm' must be between 0.5 and 30 (got 45)"),
+        ("version = 2\n", "user.toml:1: unsupported configuration version 2; this edgeswiped reads version 1"),
+        ("[touchscreen]\nzone = 3\n", "user.toml:2: unknown key 'zone' in [touchscreen]"),
+        ("[[bindings]]\nedge = \"left\"\ncontainer = \"nope\"\naction = \"pop\"\n", "user.toml:3: no container named 'nope'"),
+        ("[[bindings]]\nedge = \"left\"\ncontainer = \"shell\"\naction = \"pop\"\n", "user.toml:4: a tabs container ('shell') cannot 'pop'"),
+        ("[[bindings]]\nedge = \"sideways\"\n", "user.toml:2: 'edge' must be one of"),
+        ("[[bindings]]\ncontainer = \"app\"\n", "user.toml:1: [[bindings]] needs 'edge'"),
+        ("[daemon]\ntick_hz = \"fast\"\n", "user.toml:2: 'tick_hz' must be a whole number"),
+        ("[[devices.override]]\nmatch = \"x\"\nrotation = 45\n", "user.toml:3: 'rotation' must be 0, 90, 180 or 270 (got 45)"),
+        ("[[devices.override]]\nmatch = \"x\"\ncalibration = [1, 2]\n", "user.toml:3: 'calibration' must be 6 numbers"),
+        ("[touchscreen\n", "user.toml:1: TOML syntax"),
+        ("[[containers]]\nname = \"a\"\nkind = \"tabs\"\ntabs = [\"x\"]\n[[containers]]\nname = \"a\"\n", "user.toml:6: a container named 'a' already exists"),
+        ("[[containers]]\nname = \"x\"\nkind = \"navigation\"\nstack = []\n", "user.toml:4: navigation container 'x' needs a non-empty 'stack'"),
+        ("[[containers]]\nname = \"x\"\nkind = \"navigation\"\nstack = [\"a\"]\n", "user.toml: the default bindings use container"),
+        ("[touchpad]\nreference = \"mm\"\n", "user.toml:2: reference = \"mm\" needs 'reference_mm'"),
+        ("[access]\nread_uids = [-1]\n", "user.toml:2: 'read_uids' must hold uids/gids"),
+        ("[[bindings]]\nedge = \"top\"\ncontainer = \"overlay\"\naction = \"present\"\n", "user.toml:1: [[bindings]] #1 needs 'scene'"),
+    ])
+    func errors(_ text: String, _ expected: String) {
+        do {
+            _ = try ConfigParser.parse(text, file: "user.toml")
+            Issue.record("expected an error for \(text)")
+        } catch {
+            #expect(error.description.hasPrefix(expected), "\(error.description)")
+        }
+    }
+
+    @Test("a missing file is reported with its path")
+    func missingFile() {
+        #expect(throws: ConfigError.self) { try ConfigParser.load(path: "/nonexistent/edgeswipe.toml") }
+        do { _ = try ConfigParser.load(path: "/nonexistent/edgeswipe.toml") } catch {
+            #expect(error.description.hasPrefix("/nonexistent/edgeswipe.toml: cannot read the file"))
+        }
+    }
+}
