@@ -1,0 +1,63 @@
+# Installs EdgeSwipe. `make install` honours PREFIX and DESTDIR, e.g.
+#   make install DESTDIR=/tmp/pkg PREFIX=/usr
+PREFIX ?= /usr/local
+DESTDIR ?=
+SWIFT ?= swift
+BINDIR := $(PREFIX)/bin
+MANDIR := $(PREFIX)/share/man
+ifeq ($(PREFIX),/usr)
+  SYSCONFDIR ?= /etc
+  UNITDIR ?= /usr/lib/systemd/system
+  USERUNITDIR ?= /usr/lib/systemd/user
+  UDEVDIR ?= /usr/lib/udev/rules.d
+  SYSUSERSDIR ?= /usr/lib/sysusers.d
+else
+  SYSCONFDIR ?= /etc
+  UNITDIR ?= /etc/systemd/system
+  USERUNITDIR ?= /etc/systemd/user
+  UDEVDIR ?= /etc/udev/rules.d
+  SYSUSERSDIR ?= /etc/sysusers.d
+endif
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+
+BIN = $(shell $(SWIFT) build -c release --show-bin-path)
+
+.PHONY: all build test install uninstall
+all: build
+
+build:
+	$(SWIFT) build -c release --product edgeswiped
+	$(SWIFT) build -c release --product edgeswipectl
+
+test:
+	scripts/test
+
+install: build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(UDEVDIR) \
+		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/edgeswipe $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 0755 $(BIN)/edgeswiped $(BIN)/edgeswipectl $(DESTDIR)$(BINDIR)/
+	for unit in edgeswiped.service edgeswiped.socket; do \
+		sed 's|/usr/local/bin|$(BINDIR)|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
+		sed 's|/usr/local/bin|$(BINDIR)|g' systemd/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit; \
+	done
+	install -m 0644 udev/71-edgeswipe.rules $(DESTDIR)$(UDEVDIR)/
+	install -m 0644 packaging/edgeswipe.sysusers $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf
+	[ -e $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml ] || \
+		install -m 0644 config/default.toml $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml
+	$(BIN)/edgeswiped --generate-manual > $(DESTDIR)$(MANDIR)/man8/edgeswiped.8
+	$(BIN)/edgeswipectl --generate-manual > $(DESTDIR)$(MANDIR)/man1/edgeswipectl.1
+	for tool in edgeswiped edgeswipectl; do \
+		$(BIN)/$$tool --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/$$tool; \
+		$(BIN)/$$tool --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_$$tool; \
+		$(BIN)/$$tool --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/$$tool.fish; \
+	done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/edgeswiped $(DESTDIR)$(BINDIR)/edgeswipectl \
+		$(DESTDIR)$(UNITDIR)/edgeswiped.service $(DESTDIR)$(UNITDIR)/edgeswiped.socket \
+		$(DESTDIR)$(USERUNITDIR)/edgeswiped.service $(DESTDIR)$(USERUNITDIR)/edgeswiped.socket \
+		$(DESTDIR)$(UDEVDIR)/71-edgeswipe.rules $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf \
+		$(DESTDIR)$(MANDIR)/man8/edgeswiped.8 $(DESTDIR)$(MANDIR)/man1/edgeswipectl.1

@@ -1,0 +1,171 @@
+import EdgeSwipeCore
+import Glibc
+import Logging
+import Synchronization
+
+/// Something the input thread polls: live devices (libinput, libevdev) or a recording played in real time.
+protocol InputSource: AnyObject {
+    /// Descriptors to wait on for readability.
+    var pollDescriptors: [Int32] { get }
+    /// When the source wants to run even if no descriptor is ready (the next event of a replay); `nil` for
+    /// sources that only react to their descriptors.
+    var nextWakeup: MonotonicInstant? { get }
+    /// Whether the source has nothing more to give (a replay that ended without `--loop`).
+    var isExhausted: Bool { get }
+    /// Reads what is ready (or due at `now`) and feeds it to the engine.
+    func service(now: MonotonicInstant, engine: inout Engine, into events: inout [EngineEvent])
+}
+
+/// Work handed to the input thread from other threads (socket clients, signal handlers).
+enum InputCommand: Sendable {
+    case request(TransitionOperation, container: String, animated: Bool, reply: @Sendable (Result<TransitionID, TransitionRefusal>) -> Void)
+    case snapshot(reply: @Sendable (StateSnapshot, [TouchDevice]) -> Void)
+    case reconfigure(EngineConfiguration)
+    /// Cancel every transition (their terminal events go out), then stop.
+    case shutdown
+}
+
+/// The daemon's single input thread: it polls every source's descriptors plus a wake-up eventfd, and is the
+/// serial executor of the engine. Its poll timeout is the engine's next deadline, or infinite when nothing
+/// animates, so an idle daemon never wakes up on its own.
+final class InputThread: @unchecked Sendable {
+    // Everything below `commands` is touched only by the thread itself once `start` was called.
+    private let commands = Mutex<[InputCommand]>([])
+    private let wakeFD: Int32
+    private var engine: Engine
+    private var sources: [any InputSource]
+    private var events: [EngineEvent] = []
+    private let publish: @Sendable ([EngineEvent]) -> Void
+    private let logger: Logger
+    private let finished = Mutex<Bool>(false)
+    private var onExit: (@Sendable () -> Void)?
+    private var thread: pthread_t?
+
+    init(
+        engine: Engine, sources: [any InputSource], logger: Logger,
+        publish: @escaping @Sendable ([EngineEvent]) -> Void
+    ) throws(DaemonError) {
+        let fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard fd >= 0 else { throw .system("eventfd", errno) }
+        self.wakeFD = fd
+        self.engine = engine
+        self.sources = sources
+        self.logger = logger
+        self.publish = publish
+        events.reserveCapacity(256)
+    }
+
+    deinit { close(wakeFD) }
+
+    /// Queues `command` and wakes the thread.
+    func send(_ command: InputCommand) {
+        commands.withLock { $0.append(command) }
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    /// Runs the loop on a new thread; `onExit` is called on that thread when the loop ends.
+    func start(onExit: @escaping @Sendable () -> Void) throws(DaemonError) {
+        self.onExit = onExit
+        let box = Unmanaged.passRetained(self)
+        var tid = pthread_t()
+        let rc = pthread_create(&tid, nil, { raw in
+            guard let raw else { return nil }
+            let me = Unmanaged<InputThread>.fromOpaque(raw).takeRetainedValue()
+            me.run()
+            return nil
+        }, box.toOpaque())
+        guard rc == 0 else {
+            box.release()
+            throw .system("pthread_create", rc)
+        }
+        thread = tid
+    }
+
+    var hasFinished: Bool { finished.withLock { $0 } }
+
+    private func run() {
+        var pollfds: [pollfd] = []
+        var stopping = false
+        while !stopping {
+            pollfds.removeAll(keepingCapacity: true)
+            pollfds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+            for s in sources { for fd in s.pollDescriptors { pollfds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) } }
+            let now = MonotonicClock.now()
+            var deadline = engine.nextDeadline
+            for s in sources { if let w = s.nextWakeup { deadline = min(deadline ?? w, w) } }
+            let timeoutMS: Int32 = deadline.map { d in d <= now ? 0 : Int32(min(60_000, ((d - now).value + 999) / 1000)) } ?? -1
+            let ready = poll(&pollfds, nfds_t(pollfds.count), timeoutMS)
+            if ready < 0 && errno != EINTR {
+                logger.critical("poll failed: \(String(cString: strerror(errno)))")
+                break
+            }
+            if pollfds[0].revents != 0 {
+                var counter: UInt64 = 0
+                _ = read(wakeFD, &counter, 8)
+            }
+            let time = MonotonicClock.now()
+            for s in sources { s.service(now: time, engine: &engine, into: &events) }
+            engine.tick(at: time, into: &events)
+            stopping = runCommands(at: time)
+            if !events.isEmpty {
+                logTraces()
+                publish(events)
+                events.removeAll(keepingCapacity: true)
+            }
+            if !sources.isEmpty && sources.allSatisfy(\.isExhausted) && engine.nextDeadline == nil && engine.isIdle {
+                logger.info("every input source has ended")
+                break
+            }
+        }
+        finished.withLock { $0 = true }
+        onExit?()
+    }
+
+    /// Carries out queued commands; returns true when asked to stop.
+    private func runCommands(at time: MonotonicInstant) -> Bool {
+        let pending = commands.withLock { queue -> [InputCommand] in
+            let taken = queue
+            queue.removeAll()
+            return taken
+        }
+        var stop = false
+        for command in pending {
+            switch command {
+            case .request(let op, let container, let animated, let reply):
+                do {
+                    let id = try engine.request(op, in: container, animated: animated, at: time, into: &events)
+                    reply(.success(id))
+                } catch {
+                    reply(.failure(error))
+                }
+            case .snapshot(let reply):
+                reply(engine.snapshot, engine.knownDevices)
+            case .reconfigure(let configuration):
+                engine.reconfigure(configuration)
+            case .shutdown:
+                engine.cancelAll(at: time, into: &events)
+                stop = true
+            }
+        }
+        return stop
+    }
+
+    private func logTraces() {
+        guard logger.logLevel <= .debug else { return }
+        for case .trace(let trace) in events { logger.debug("\(trace.line)") }
+    }
+}
+
+/// Failures of the daemon's own plumbing, with the call and errno.
+enum DaemonError: Error, CustomStringConvertible {
+    case system(String, Int32)
+    case usage(String)
+
+    var description: String {
+        switch self {
+        case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code))) (errno \(code))"
+        case .usage(let message): message
+        }
+    }
+}
