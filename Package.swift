@@ -63,6 +63,7 @@ let package = Package(
                 "EdgeSwipeCore", "EdgeSwipeProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -71,9 +72,10 @@ let package = Package(
         .target(
             name: "EdgeSwipeClient",
             dependencies: [
-                "EdgeSwipeProtocol",
+                "EdgeSwipeCore", "EdgeSwipeProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
             ],
             swiftSettings: strictSwift6
@@ -105,9 +107,9 @@ let package = Package(
         ),
         .testTarget(name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput", "EdgeSwipeConfig"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig"], swiftSettings: strictSwift6),
-        .testTarget(name: "EdgeSwipeProtocolTests", dependencies: ["EdgeSwipeProtocol"], swiftSettings: strictSwift6),
-        .testTarget(name: "EdgeSwipeServerTests", dependencies: ["EdgeSwipeServer", "EdgeSwipeClient"], swiftSettings: strictSwift6),
-        .testTarget(name: "EdgeSwipeClientTests", dependencies: ["EdgeSwipeClient"], swiftSettings: strictSwift6),
+        .testTarget(name: "EdgeSwipeProtocolTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeCore"], swiftSettings: strictSwift6),
+        .testTarget(name: "EdgeSwipeServerTests", dependencies: ["EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore"], swiftSettings: strictSwift6),
+        .testTarget(name: "EdgeSwipeClientTests", dependencies: ["EdgeSwipeClient", "EdgeSwipeCore"], swiftSettings: strictSwift6),
         .testTarget(name: "edgeswipedTests", dependencies: ["EdgeSwipeProtocol"], swiftSettings: strictSwift6),
     ]
 )

@@ -15,8 +15,8 @@ extension EdgeSwipeSettings {
         for (kind, s) in [(DeviceKind.touchscreen, engine.touchscreen), (.touchpad, engine.touchpad)] {
             out += "\n[\(kind.rawValue)]\n"
             out += "edge_zone_mm = \(n(s.recognizer.zone.value))\nedge_zone_fraction = \(n(s.recognizer.zoneFraction))\n"
-            out += "hysteresis_mm = \(n(s.recognizer.hysteresis.value))\nhysteresis_fraction = \(n(s.recognizer.hysteresisFraction))\n"
-            out += "angle_tolerance_deg = \(n(s.recognizer.angleToleranceDegrees))\n"
+            out += "hysteresis_mm = \(n(s.recognizer.hysteresis.value))\n"
+            out += "angle_tolerance_deg = \(n(s.recognizer.angleToleranceDegrees))\ncorner_along_deg = \(n(s.recognizer.cornerAlongDegrees))\n"
             out += "velocity_window_ms = \(n(s.recognizer.velocityWindow.seconds * 1000))\n"
             out += "threshold = \(n(s.decision.threshold))\nflick_velocity = \(n(s.decision.flickVelocity))\n"
             out += "deceleration = \(n(s.decision.deceleration))\n"

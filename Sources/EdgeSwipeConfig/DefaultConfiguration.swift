@@ -39,11 +39,13 @@ dimming_alpha = 0.5
 # the fraction (of the axis) when it does not.
 edge_zone_mm = 4.0
 edge_zone_fraction = 0.03
-# It must then move this far before its direction is judged.
+# It must then move this far (in mm of the assumed size when the device reports none) before its
+# direction is judged ...
 hysteresis_mm = 2.0
-hysteresis_fraction = 0.01
-# ... within this angle of the edge's inward normal.
+# ... within this angle of the edge's inward normal. In a corner, a motion within corner_along_deg of
+# either edge slides along it and fails.
 angle_tolerance_deg = 30.0
+corner_along_deg = 15.0
 velocity_window_ms = 150
 # Deceleration per millisecond of the release projection (iOS's "normal" rate).
 deceleration = 0.998
@@ -58,8 +60,8 @@ assumed_height_mm = 140.0
 edge_zone_mm = 5.0
 edge_zone_fraction = 0.05
 hysteresis_mm = 2.0
-hysteresis_fraction = 0.015
 angle_tolerance_deg = 30.0
+corner_along_deg = 15.0
 velocity_window_ms = 150
 deceleration = 0.997
 # 100 % is a fixed stroke on a touchpad.

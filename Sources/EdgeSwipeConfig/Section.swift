@@ -162,7 +162,7 @@ struct Section {
     func kindSettings(_ kind: DeviceKind, threshold: Double, flick: Double) throws(ConfigError) -> DeviceKindSettings {
         let s = try section(kind.rawValue)
         try s.only([
-            "edge_zone_mm", "edge_zone_fraction", "hysteresis_mm", "hysteresis_fraction", "angle_tolerance_deg",
+            "edge_zone_mm", "edge_zone_fraction", "hysteresis_mm", "angle_tolerance_deg", "corner_along_deg",
             "velocity_window_ms", "deceleration", "threshold", "flick_velocity", "reference", "reference_mm",
             "reference_fraction", "reference_cap_mm", "assumed_width_mm", "assumed_height_mm",
         ])
@@ -171,8 +171,8 @@ struct Section {
             zone: Millimeters(try s.double("edge_zone_mm", default: d.recognizer.zone.value, in: 0.5...30)),
             zoneFraction: try s.double("edge_zone_fraction", default: d.recognizer.zoneFraction, in: 0.001...0.5),
             hysteresis: Millimeters(try s.double("hysteresis_mm", default: d.recognizer.hysteresis.value, in: 0...20)),
-            hysteresisFraction: try s.double("hysteresis_fraction", default: d.recognizer.hysteresisFraction, in: 0...0.2),
             angleToleranceDegrees: try s.double("angle_tolerance_deg", default: d.recognizer.angleToleranceDegrees, in: 1...89),
+            cornerAlongDegrees: try s.double("corner_along_deg", default: d.recognizer.cornerAlongDegrees, in: 0...44),
             velocityWindow: .seconds(try s.double("velocity_window_ms", default: d.recognizer.velocityWindow.seconds * 1000, in: 10...1000) / 1000))
         let decision = ReleaseDecision(
             threshold: try s.double("threshold", default: threshold, in: 0.05...0.95),

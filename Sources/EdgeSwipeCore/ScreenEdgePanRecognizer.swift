@@ -9,34 +9,38 @@ public struct EdgeRecognizerSettings: Hashable, Sendable, Codable {
     public var zone: Millimeters
     /// The same, as a fraction of the axis across the edge, on devices that hide their size.
     public var zoneFraction: Double
-    /// How far a touch must move before its direction is judged, on devices of known size.
+    /// How far a touch must move before its direction is judged, in real millimetres or, on devices that
+    /// hide their size, in millimetres of the assumed size (a direction needs a distance, not a fraction).
     public var hysteresis: Millimeters
-    /// The same, as a fraction of the shorter axis, on devices that hide their size.
-    public var hysteresisFraction: Double
     /// The largest angle between the first motion and the edge's inward normal that still counts as a swipe.
     public var angleToleranceDegrees: Double
+    /// In a corner (a touch inside two zones), a first motion this close to parallel to one of the two edges
+    /// slides along that edge and fails, as a slide along a single edge does; only a motion between this and
+    /// `angleToleranceDegrees` off an edge's normal resolves the corner.
+    public var cornerAlongDegrees: Double
     /// How much recent motion the release velocity is fitted over.
     public var velocityWindow: Microseconds
 
     public init(
-        zone: Millimeters, zoneFraction: Double, hysteresis: Millimeters, hysteresisFraction: Double,
-        angleToleranceDegrees: Double = 30, velocityWindow: Microseconds = .milliseconds(150)
+        zone: Millimeters, zoneFraction: Double, hysteresis: Millimeters,
+        angleToleranceDegrees: Double = 30, cornerAlongDegrees: Double = 15,
+        velocityWindow: Microseconds = .milliseconds(150)
     ) {
         self.zone = zone
         self.zoneFraction = zoneFraction
         self.hysteresis = hysteresis
-        self.hysteresisFraction = hysteresisFraction
         self.angleToleranceDegrees = angleToleranceDegrees
+        self.cornerAlongDegrees = cornerAlongDegrees
         self.velocityWindow = velocityWindow
     }
 
     /// 4 mm (3 % of the axis without a size) for screens; see ARCHITECTURE.md for the comparison with Android,
     /// GNOME, KWin and lisgd.
     public static let touchscreen = EdgeRecognizerSettings(
-        zone: Millimeters(4), zoneFraction: 0.03, hysteresis: Millimeters(2), hysteresisFraction: 0.01)
+        zone: Millimeters(4), zoneFraction: 0.03, hysteresis: Millimeters(2))
     /// 5 mm (5 % without a size) for touchpads, whose fingers land less precisely and whose edges are felt.
     public static let touchpad = EdgeRecognizerSettings(
-        zone: Millimeters(5), zoneFraction: 0.05, hysteresis: Millimeters(2), hysteresisFraction: 0.015)
+        zone: Millimeters(5), zoneFraction: 0.05, hysteresis: Millimeters(2))
 
     public static func defaults(for kind: DeviceKind) -> EdgeRecognizerSettings {
         switch kind {
@@ -52,12 +56,6 @@ public struct EdgeRecognizerSettings: Hashable, Sendable, Codable {
         return zone.value / max(axis.value, 1e-9)
     }
 
-    /// The hysteresis distance, in the device's (real or assumed) millimetres.
-    public func hysteresisDistance(on device: TouchDevice) -> Millimeters {
-        if device.hasPhysicalSize { return hysteresis }
-        let s = device.size
-        return Millimeters(hysteresisFraction * min(s.width.value, s.height.value))
-    }
 }
 
 /// UIKit's `UIScreenEdgePanGestureRecognizer`, as a value: one per device, tracking the first touch of each
@@ -69,7 +67,8 @@ public struct EdgeRecognizerSettings: Hashable, Sendable, Codable {
 ///   becomes a swipe. Further fingers are counted (`fingers`) but never move the tracked point.
 /// - The touch must move past the hysteresis distance before its direction is judged. A first motion within the
 ///   angle tolerance of an edge's inward normal begins; one along the edge or outward fails. When the touch lies
-///   in two zones (a corner), the edge whose normal is closest to the motion wins.
+///   in two zones (a corner), a motion parallel to either edge slides along it and fails (on a touchpad that is
+///   edge scrolling); otherwise the edge whose normal is closest to the motion wins.
 /// - After ended, cancelled or failed the recognizer waits for every finger to lift, then is possible again.
 public struct ScreenEdgePanRecognizer: Sendable {
     public enum State: String, Hashable, Sendable, Codable {
@@ -189,15 +188,20 @@ public struct ScreenEdgePanRecognizer: Sendable {
         let dxMM = (location.x - start.x) * size.width.value
         let dyMM = (location.y - start.y) * size.height.value
         let distance = (dxMM * dxMM + dyMM * dyMM).squareRoot()
-        guard distance >= settings.hysteresisDistance(on: device).value else { return }
+        guard distance >= settings.hysteresis.value else { return }
         let cosTolerance = Double.cos(settings.angleToleranceDegrees * .pi / 180)
+        // |cos| to a normal above this means "parallel to that edge" (within cornerAlongDegrees of it).
+        let sinAlong = Double.sin(settings.cornerAlongDegrees * .pi / 180)
+        let corner = candidates.members.count > 1
         var best: (edge: Edge, cosine: Double)? = nil
+        var slidesAlongAnEdge = false
         for e in candidates.members {
             let n = e.inwardNormal
             let cosine = (dxMM * n.x + dyMM * n.y) / distance
+            if corner && abs(cosine) <= sinAlong { slidesAlongAnEdge = true }
             if cosine >= cosTolerance, cosine > (best?.cosine ?? -2) { best = (e, cosine) }
         }
-        guard let chosen = best?.edge else {
+        guard let chosen = best?.edge, !slidesAlongAnEdge else {
             move(to: .failed, on: .touchMotion, into: &actions)
             actions.append(.failed)
             return
@@ -237,7 +241,7 @@ public struct ScreenEdgePanRecognizer: Sendable {
         fingers = max(0, fingers - 1)
         if id == trackedTouch {
             trackedTouch = nil
-            abandon(on: .touchCancel, into: &actions)
+            abandon(on: .touchCancel, tracking: true, into: &actions)
         }
         resetIfIdle(into: &actions)
     }
@@ -245,16 +249,19 @@ public struct ScreenEdgePanRecognizer: Sendable {
     /// The device went away, or the kernel dropped events (`SYN_DROPPED`): nothing about the touch can be
     /// trusted, so a gesture in flight is cancelled and the sequence is forgotten.
     public mutating func lost(_ event: Event, into actions: inout [Action]) {
+        let wasTracking = trackedTouch != nil
         trackedTouch = nil
         fingers = 0
-        abandon(on: event, into: &actions)
+        abandon(on: event, tracking: wasTracking, into: &actions)
         resetIfIdle(into: &actions)
     }
 
-    private mutating func abandon(on event: Event, into actions: inout [Action]) {
+    /// Gives up the tracked touch. A sequence that was never a candidate (or whose touch already ended) has
+    /// nothing to fail.
+    private mutating func abandon(on event: Event, tracking: Bool, into actions: inout [Action]) {
         switch state {
         case .possible:
-            if candidates.isEmpty && event != .touchCancel { return }
+            guard tracking, !candidates.isEmpty else { return }
             move(to: .failed, on: event, into: &actions)
             actions.append(.failed)
         case .began, .changed:

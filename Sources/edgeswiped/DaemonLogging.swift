@@ -31,7 +31,15 @@ struct DaemonLogHandler: LogHandler {
         } else {
             line = "\(event.level.rawValue.uppercased()) \(label): \(event.message)\(suffix)\n"
         }
-        line.withCString { _ = fputs($0, stderr) }
+        var bytes = Array(line.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                if n <= 0 { break }
+                offset += n
+            }
+        }
     }
 
     /// RFC 5424 severities, as sd-daemon(3) expects them.

@@ -25,13 +25,15 @@ enum InputCommand: Sendable {
     case shutdown
 }
 
-/// The daemon's single input thread: it polls every source's descriptors plus a wake-up eventfd, and is the
+/// The daemon's single input thread: it polls every source's descriptors plus a wake-up pipe, and is the
 /// serial executor of the engine. Its poll timeout is the engine's next deadline, or infinite when nothing
 /// animates, so an idle daemon never wakes up on its own.
 final class InputThread: @unchecked Sendable {
     // Everything below `commands` is touched only by the thread itself once `start` was called.
     private let commands = Mutex<[InputCommand]>([])
+    /// The read and write ends of a non-blocking pipe: a byte wakes the thread from `poll`.
     private let wakeFD: Int32
+    private let wakeWriteFD: Int32
     private var engine: Engine
     private var sources: [any InputSource]
     private var events: [EngineEvent] = []
@@ -45,9 +47,14 @@ final class InputThread: @unchecked Sendable {
         engine: Engine, sources: [any InputSource], logger: Logger,
         publish: @escaping @Sendable ([EngineEvent]) -> Void
     ) throws(DaemonError) {
-        let fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard fd >= 0 else { throw .system("eventfd", errno) }
-        self.wakeFD = fd
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw .system("pipe", errno) }
+        for fd in ends {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        self.wakeFD = ends[0]
+        self.wakeWriteFD = ends[1]
         self.engine = engine
         self.sources = sources
         self.logger = logger
@@ -55,13 +62,16 @@ final class InputThread: @unchecked Sendable {
         events.reserveCapacity(256)
     }
 
-    deinit { close(wakeFD) }
+    deinit {
+        close(wakeFD)
+        close(wakeWriteFD)
+    }
 
     /// Queues `command` and wakes the thread.
     func send(_ command: InputCommand) {
         commands.withLock { $0.append(command) }
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
+        var one: UInt8 = 1
+        _ = write(wakeWriteFD, &one, 1)
     }
 
     /// Runs the loop on a new thread; `onExit` is called on that thread when the loop ends.
@@ -101,8 +111,8 @@ final class InputThread: @unchecked Sendable {
                 break
             }
             if pollfds[0].revents != 0 {
-                var counter: UInt64 = 0
-                _ = read(wakeFD, &counter, 8)
+                var drain = [UInt8](repeating: 0, count: 64)
+                while read(wakeFD, &drain, drain.count) > 0 {}
             }
             let time = MonotonicClock.now()
             for s in sources { s.service(now: time, engine: &engine, into: &events) }

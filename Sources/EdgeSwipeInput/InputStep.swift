@@ -1,0 +1,30 @@
+public import EdgeSwipeCore
+
+/// One input for the engine, at its time: what a recording player and the live sources hand the host.
+public struct InputStep: Hashable, Sendable {
+    /// The engine input: one per engine entry point.
+    public enum Input: Hashable, Sendable {
+        case deviceAdded(TouchDevice)
+        case frame(TouchFrame)
+        case eventsLost(DeviceID)
+        case deviceRemoved(DeviceID)
+    }
+
+    public var time: MonotonicInstant
+    public var input: Input
+
+    public init(time: MonotonicInstant, input: Input) {
+        self.time = time
+        self.input = input
+    }
+
+    /// Hands the input to the engine.
+    public func apply(to engine: inout Engine, into events: inout [EngineEvent]) {
+        switch input {
+        case .deviceAdded(let device): engine.addDevice(device, at: time, into: &events)
+        case .frame(let frame): engine.handle(frame, into: &events)
+        case .eventsLost(let id): engine.eventsLost(on: id, at: time, into: &events)
+        case .deviceRemoved(let id): engine.removeDevice(id, at: time, into: &events)
+        }
+    }
+}

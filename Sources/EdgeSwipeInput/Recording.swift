@@ -1,0 +1,122 @@
+public import EdgeSwipeCore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One device of a recording: what it is, and what it sent.
+public struct RecordedDevice: Hashable, Sendable {
+    public var description: EvdevDeviceDescription
+    /// In file order. Timestamps are the recording's own (evemu: the kernel's clock; libinput record: from 0).
+    public var events: [EvdevEvent]
+    /// Where it came from, for messages: the file, and for `libinput record` the device's node.
+    public var source: String
+
+    public init(description: EvdevDeviceDescription, events: [EvdevEvent], source: String) {
+        self.description = description
+        self.events = events
+        self.source = source
+    }
+}
+
+/// A recorded session of one or more devices, read from an evemu or `libinput record` file.
+public struct Recording: Hashable, Sendable {
+    /// The file format a recording was read from.
+    public enum Format: String, Hashable, Sendable {
+        case evemu
+        case libinputRecord = "libinput record"
+    }
+
+    public var path: String
+    public var format: Format
+    /// Every device of the file, in file order.
+    public var devices: [RecordedDevice]
+
+    public init(path: String, format: Format, devices: [RecordedDevice]) {
+        self.path = path
+        self.format = format
+        self.devices = devices
+    }
+
+    /// The earliest event of any device, which a player aligns with its start.
+    public var firstEventTime: MonotonicInstant? {
+        devices.compactMap { $0.events.first?.time }.min()
+    }
+
+    /// Reads a recording file.
+    ///
+    /// - Parameters:
+    ///   - descriptionPath: the `.desc` of an events-only evemu file (`--desc FILE`). When `nil` and the file has
+    ///     no inline description, the `.desc` in the same folder whose name (without `.desc`) is the longest
+    ///     prefix of the recording's name is used, which is how evemu-devices is laid out.
+    public static func load(path: String, descriptionPath: String? = nil) throws(RecordingError) -> Recording {
+        let text = try readText(path)
+        return try parse(text, path: path, descriptionPath: descriptionPath)
+    }
+
+    /// Parses recording text; `path` names it in errors and locates a `.desc` when one is needed.
+    public static func parse(_ text: String, path: String, descriptionPath: String? = nil) throws(RecordingError) -> Recording {
+        if looksLikeLibinputRecord(text, path: path) {
+            return Recording(path: path, format: .libinputRecord, devices: try LibinputRecord.parse(text, file: path))
+        }
+        let devices = try Evemu.parse(text, file: path) { () throws(RecordingError) -> EvdevDeviceDescription? in
+            guard let desc = descriptionPath ?? findDescription(forRecording: path) else { return nil }
+            return try Evemu.parseDescription(try readText(desc), file: desc)
+        }
+        return Recording(path: path, format: .evemu, devices: devices)
+    }
+
+    /// The `.desc` beside `path` whose name without `.desc` is the longest prefix of the recording's file name.
+    public static func findDescription(forRecording path: String) -> String? {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let name = url.lastPathComponent
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+        var best: (file: String, stem: Substring)? = nil
+        for file in entries where file.hasSuffix(".desc") && file != name {
+            let stem = file.dropLast(".desc".count)
+            guard !stem.isEmpty, name.hasPrefix(stem) else { continue }
+            // The longest prefix wins; among equal lengths the first name in order, so the choice is stable.
+            if let current = best, current.stem.count > stem.count || (current.stem.count == stem.count && current.file < file) {
+                continue
+            }
+            best = (file, stem)
+        }
+        return best.map { URL(fileURLWithPath: folder).appendingPathComponent($0.file).path }
+    }
+
+    private static func looksLikeLibinputRecord(_ text: String, path: String) -> Bool {
+        if path.hasSuffix(".yaml") || path.hasSuffix(".yml") { return true }
+        for line in text.prefix(4096).split(whereSeparator: \.isNewline).prefix(20) {
+            let trimmed = line.drop(while: { $0 == " " })
+            if trimmed.hasPrefix("# libinput record") || trimmed.hasPrefix("version:") || trimmed.hasPrefix("devices:") {
+                return true
+            }
+            if trimmed.hasPrefix("N:") || trimmed.hasPrefix("E:") || trimmed.hasPrefix("# EVEMU") { return false }
+        }
+        return false
+    }
+
+    /// The whole file as UTF-8 (invalid bytes replaced: device names are the only free text), or an error with
+    /// the system's reason.
+    static func readText(_ path: String) throws(RecordingError) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw RecordingError(file: path, line: nil, reason: .unreadable(String(cString: strerror(errno)))) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw RecordingError(file: path, line: nil, reason: .unreadable(String(cString: strerror(errno))))
+            }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

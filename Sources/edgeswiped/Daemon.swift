@@ -1,0 +1,266 @@
+import EdgeSwipeConfig
+import EdgeSwipeCore
+import EdgeSwipeInput
+import EdgeSwipeProtocol
+import EdgeSwipeServer
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+/// Why the daemon could not start, with the exit status that says so.
+struct StartupError: Error, CustomStringConvertible {
+    var exitStatus: Int32
+    var description: String
+}
+
+/// The composition root: configuration, input thread, engine, socket server and systemd, run as one
+/// swift-service-lifecycle service.
+final class Daemon: Service, Sendable {
+    private let settings: Mutex<EdgeSwipeSettings>
+    private let configPath: String?
+    private let input: InputThread
+    private let server: EdgeSwipeServer
+    private let notify: SDNotify?
+    private let logger: Logger
+    private let exited = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    private let hasExited = Mutex(false)
+    private let failureStatus = Mutex<Int32?>(nil)
+    private let summarySource: String
+
+    /// Set when the daemon stopped because something failed rather than because it was asked to.
+    var failure: Int32? { failureStatus.withLock { $0 } }
+
+    init(options: EdgeSwipeDaemon, settings: EdgeSwipeSettings, logger: Logger) throws(StartupError) {
+        self.settings = Mutex(settings)
+        self.configPath = options.config
+        self.logger = logger
+        self.summarySource = options.config ?? "built-in"
+        notify = SDNotify.fromEnvironment()
+
+        let engine = Engine(configuration: settings.engine)
+        let summary = ConfigSummary(configuration: settings.engine, source: summarySource)
+
+        // The socket first: a daemon that cannot serve anyone should not open devices.
+        var configuration = ServerConfiguration(listener: try Self.listener(options.socket, logger: logger), serverVersion: "edgeswiped \(EdgeSwipeVersion.string)")
+        configuration.access = try Self.accessPolicy(settings.access)
+        let router = RequestRouter()
+        let server: EdgeSwipeServer
+        do {
+            server = try EdgeSwipeServer.start(
+                configuration: configuration,
+                snapshot: ServerSnapshot(serverVersion: configuration.serverVersion, devices: [], config: summary, state: engine.snapshot),
+                handler: router, logger: Logger(label: "edgeswiped.server"))
+        } catch {
+            throw StartupError(exitStatus: ExitStatus.unavailable, description: "\(error)")
+        }
+        self.server = server
+
+        let sources: [any InputSource]
+        do {
+            sources = [try Self.source(options: options, settings: settings, server: server, logger: logger)]
+        } catch {
+            Task { await server.shutdown(message: "start-up failed") }
+            throw error
+        }
+        do {
+            input = try InputThread(engine: engine, sources: sources, logger: Logger(label: "edgeswiped.input")) { events in
+                server.publish(events)
+            }
+        } catch {
+            throw StartupError(exitStatus: ExitStatus.osError, description: "\(error)")
+        }
+        router.input.withLock { $0 = input }
+    }
+
+    // MARK: - Start-up helpers
+
+    private static func listener(_ socket: String?, logger: Logger) throws(StartupError) -> ServerConfiguration.Listener {
+        do {
+            let fds = try SocketActivation.listeningDescriptors()
+            if let fd = fds.first {
+                SocketActivation.unsetEnvironment()
+                logger.info("using the socket systemd passed (fd \(fd))")
+                return .fileDescriptor(fd)
+            }
+        } catch {
+            throw StartupError(exitStatus: ExitStatus.unavailable, description: "\(error)")
+        }
+        if let socket { return .path(socket) }
+        let environment = ProcessInfo.processInfo.environment
+        if getuid() == 0 {
+            let directory = "/run/edgeswipe"
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+            return .path(directory + "/edgeswipe.sock")
+        }
+        guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else {
+            throw StartupError(exitStatus: ExitStatus.unavailable, description: "XDG_RUNTIME_DIR is not set; pass --socket PATH")
+        }
+        return .path(runtime + "/edgeswipe.sock")
+    }
+
+    /// The configured access lists; empty lists leave the server's default (our uid and the socket's group).
+    private static func accessPolicy(_ access: AccessSettings) throws(StartupError) -> AccessPolicy? {
+        if access.readUIDs.isEmpty && access.readGIDs.isEmpty && access.controlUIDs.isEmpty && access.controlGIDs.isEmpty {
+            return nil
+        }
+        let me = UInt32(getuid())
+        let read = AccessGrant(uids: Set(access.readUIDs + [me]), gids: Set(access.readGIDs))
+        let controlGiven = !access.controlUIDs.isEmpty || !access.controlGIDs.isEmpty
+        let control = controlGiven ? AccessGrant(uids: Set(access.controlUIDs + [me]), gids: Set(access.controlGIDs)) : read
+        return AccessPolicy(read: read, control: control)
+    }
+
+    private static func source(options: EdgeSwipeDaemon, settings: EdgeSwipeSettings, server: EdgeSwipeServer, logger: Logger) throws(StartupError) -> any InputSource {
+        let setup = settings.devices.setup(for: settings.engine)
+        if !options.replay.isEmpty {
+            var recordings: [Recording] = []
+            for path in options.replay {
+                guard FileManager.default.isReadableFile(atPath: path) else {
+                    throw StartupError(exitStatus: ExitStatus.noInput, description: "\(path): cannot read the recording")
+                }
+                do {
+                    recordings.append(try Recording.load(path: path, descriptionPath: options.desc))
+                } catch {
+                    throw StartupError(exitStatus: ExitStatus.dataError, description: "\(error)")
+                }
+            }
+            let wanted = options.waitForClients
+            let source = ReplaySource(
+                recordings: recordings,
+                options: RecordingPlayer.Options(setup: setup, removeDevicesAtEnd: true),
+                speed: options.speed, loop: options.loop,
+                gate: { wanted == 0 || server.statistics.connections >= wanted }, logger: logger)
+            if source.devices.isEmpty {
+                throw StartupError(exitStatus: ExitStatus.dataError, description: "\(options.replay.joined(separator: ", ")): no touch device to replay")
+            }
+            return source
+        }
+        do {
+            let live = try LiveTouchInput(
+                backend: options.devices.isEmpty ? .udev(seat: options.seat ?? settings.daemon.seat) : .paths(options.devices),
+                filter: try settings.devices.filter(), setup: setup, logger: Logger(label: "edgeswiped.libinput"))
+            return LiveSource(input: live, logger: logger)
+        } catch {
+            throw StartupError(exitStatus: ExitStatus.unavailable, description: "\(error)")
+        }
+    }
+
+    // MARK: - Running
+
+    func run() async throws {
+        do {
+            try input.start { [self] in
+                hasExited.withLock { $0 = true }
+                exited.withLock { $0?.resume(); $0 = nil }
+            }
+        } catch {
+            failureStatus.withLock { $0 = ExitStatus.osError }
+            logger.critical("\(error)")
+            await server.shutdown(message: "start-up failed")
+            return
+        }
+        sendNotify(.ready, .status("serving \(server.socketPath ?? "the systemd socket")"))
+        logger.info("ready", metadata: ["socket": "\(server.socketPath ?? "systemd")", "version": "\(EdgeSwipeVersion.string)"])
+
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.reloadOnHangup() }
+            if let watchdog = try? Watchdog.fromEnvironment() {
+                group.addTask { await self.feedWatchdog(every: watchdog.pingInterval) }
+            }
+            // Stop on SIGTERM/SIGINT (graceful shutdown), or when the input ends (a replay without --loop).
+            await withGracefulShutdownHandler {
+                await self.inputExited()
+            } onGracefulShutdown: {
+                self.input.send(.shutdown)
+            }
+            group.cancelAll()
+        }
+        // The input thread has cancelled every transition and published the terminal events.
+        sendNotify(.stopping)
+        await server.shutdown(message: "edgeswiped is stopping")
+        logger.info("stopped")
+    }
+
+    private func inputExited() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let already = hasExited.withLock { $0 }
+            if already { continuation.resume(); return }
+            exited.withLock { $0 = continuation }
+            // The thread may have ended between the check and the store.
+            if hasExited.withLock({ $0 }) { exited.withLock { $0?.resume(); $0 = nil } }
+        }
+    }
+
+    private func reloadOnHangup() async {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        for await _ in signals {
+            reload()
+        }
+    }
+
+    /// SIGHUP: read the file again; a bad file keeps the configuration in force, and everyone is told.
+    private func reload() {
+        sendNotify(.reloading)
+        defer { sendNotify(.ready) }
+        guard let configPath else {
+            server.publishConfig(.reloaded, message: "no configuration file: the built-in configuration stays", config: nil)
+            return
+        }
+        do {
+            let fresh = try ConfigParser.load(path: configPath)
+            settings.withLock { $0 = fresh }
+            input.send(.reconfigure(fresh.engine))
+            server.publishConfig(.reloaded, message: "reloaded \(configPath)", config: ConfigSummary(configuration: fresh.engine, source: configPath))
+            logger.info("configuration reloaded", metadata: ["file": "\(configPath)"])
+        } catch {
+            logger.error("configuration rejected, keeping the old one: \(error)")
+            server.publishConfig(.rejected, message: error.description, config: nil)
+        }
+    }
+
+    private func feedWatchdog(every interval: Duration) async {
+        while !Task.isCancelled {
+            sendNotify(.watchdog)
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    private func sendNotify(_ states: NotifyState...) {
+        guard let notify else { return }
+        do {
+            try notify.send(states)
+        } catch {
+            logger.warning("sd_notify: \(error)")
+        }
+    }
+}
+
+/// Answers the requests the server cannot answer alone, on the input thread that owns the engine. The server is
+/// started before the input thread exists (it must publish from the first event), so the thread is filled in
+/// once it does.
+final class RequestRouter: EdgeSwipeRequestHandler {
+    let input = Mutex<InputThread?>(nil)
+
+    func handle(_ request: DaemonRequest, context: RequestContext) async throws(RequestError) -> ReplyResult {
+        guard let input = input.withLock({ $0 }), !input.hasFinished else {
+            throw RequestError(code: .unavailable, reason: "the daemon is shutting down")
+        }
+        switch request {
+        case .status:
+            return .status(context.snapshot)
+        case .devices:
+            return .devices(context.snapshot.devices)
+        case .control(let control):
+            let operation = try control.operation(in: context.snapshot.containers)
+            let result = await withCheckedContinuation { continuation in
+                input.send(.request(operation, container: control.container, animated: control.animated) { continuation.resume(returning: $0) })
+            }
+            switch result {
+            case .success(let id): return .transition(id)
+            case .failure(let refusal): throw RequestError(refusal)
+            }
+        }
+    }
+}

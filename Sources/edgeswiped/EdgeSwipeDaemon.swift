@@ -1,0 +1,172 @@
+import ArgumentParser
+import EdgeSwipeConfig
+import EdgeSwipeCore
+import EdgeSwipeInput
+import EdgeSwipeProtocol
+import EdgeSwipeServer
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// The version printed by `--version` and sent in `hello`.
+enum EdgeSwipeVersion {
+    static let string = "0.1.0"
+}
+
+/// sysexits(3) codes: systemd and shell scripts can tell a bad file from a busy socket.
+enum ExitStatus {
+    static let invalidConfigCheck: Int32 = 1
+    static let dataError: Int32 = 65
+    static let noInput: Int32 = 66
+    static let unavailable: Int32 = 69
+    static let software: Int32 = 70
+    static let osError: Int32 = 71
+    static let config: Int32 = 78
+}
+
+/// `--log-level` values: swift-log's levels.
+enum LogLevelOption: String, ExpressibleByArgument, CaseIterable {
+    case trace, debug, info, notice, warning, error, critical
+    var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
+}
+
+@main
+struct EdgeSwipeDaemon: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edgeswiped",
+        abstract: "Turns screen-edge swipes into interactive transitions and streams them over a Unix socket.",
+        discussion: """
+            Reads touchscreens through libinput and touchpads through libevdev (without grabbing them), \
+            recognizes swipes that start at a screen edge, drives UIKit-style percent-driven transitions with \
+            them, and streams gestures, transition progress, scene geometry, lifecycle events and state to every \
+            client of its socket as newline-delimited JSON (see docs/PROTOCOL.md).
+
+            SIGTERM or SIGINT shut down gracefully: running transitions are cancelled and clients get their \
+            terminal events and a goodbye. SIGHUP reloads the configuration; a bad file keeps the old one.
+
+            Exit status: 0 clean shutdown; 1 --check-config found the file invalid; 64 usage; 65 a recording \
+            could not be parsed; 66 a file could not be read; 69 the socket is in use or no input is available; \
+            70 an internal error; 71 a system call failed; 78 the configuration is invalid.
+            """,
+        version: EdgeSwipeVersion.string)
+
+    @Option(name: .long, help: ArgumentHelp("Configuration file (TOML).", discussion: "Default: the embedded configuration, which config/default.toml documents.", valueName: "file"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("Socket path.", discussion: "Default: $XDG_RUNTIME_DIR/edgeswipe.sock, or /run/edgeswipe/edgeswipe.sock when run as root. Ignored under systemd socket activation.", valueName: "path"))
+    var socket: String?
+
+    @Option(name: .long, help: ArgumentHelp("libinput seat for the udev backend (default: the configuration's, seat0).", valueName: "seat"))
+    var seat: String?
+
+    @Option(name: .customLong("device"), help: ArgumentHelp("Read only this event node, through libinput's path backend; repeatable.", valueName: "/dev/input/eventN"))
+    var devices: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Play a recording (evemu or libinput record) at recorded speed instead of reading devices; repeat to play several at once.", valueName: "file"))
+    var replay: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("The evemu device description for an events-only --replay file.", valueName: "file"))
+    var desc: String?
+
+    @Option(name: .long, help: "Replay speed: 2 plays twice as fast.")
+    var speed: Double = 1
+
+    @Flag(name: .long, help: "Play the --replay recordings again and again.")
+    var loop = false
+
+    @Option(name: .long, help: ArgumentHelp("Hold --replay back until this many clients are connected.", valueName: "n"))
+    var waitForClients: Int = 0
+
+    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical. debug logs every state machine step.")
+    var logLevel: LogLevelOption = .info
+
+    @Option(name: .long, help: ArgumentHelp("Validate a configuration file, print the effective configuration, and exit 0 (valid) or 1 (invalid, with the line and the reason).", valueName: "file"))
+    var checkConfig: String?
+
+    @Flag(name: .long, help: "List the touch devices that would be used, and exit.")
+    var listDevices = false
+
+    func validate() throws {
+        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number (got \(speed))") }
+        guard waitForClients >= 0 else { throw ValidationError("--wait-for-clients must not be negative") }
+        if !replay.isEmpty && !devices.isEmpty { throw ValidationError("--replay and --device cannot be used together") }
+        if desc != nil && replay.isEmpty { throw ValidationError("--desc goes with --replay") }
+        if loop && replay.isEmpty { throw ValidationError("--loop goes with --replay") }
+    }
+
+    func run() async throws {
+        if let checkConfig {
+            do {
+                let settings = try ConfigParser.load(path: checkConfig)
+                print(settings.renderTOML(), terminator: "")
+                return
+            } catch {
+                FileHandle.standardError.write(Data("edgeswiped: \(error)\n".utf8))
+                throw ExitCode(ExitStatus.invalidConfigCheck)
+            }
+        }
+        DaemonLogHandler.bootstrap(level: logLevel.level)
+        let logger = Logger(label: "edgeswiped")
+        let settings = try loadSettings(logger: logger)
+
+        if listDevices {
+            try listTouchDevices(settings: settings, logger: logger)
+            return
+        }
+
+        let daemon: Daemon
+        do {
+            daemon = try Daemon(options: self, settings: settings, logger: logger)
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(error.exitStatus)
+        }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: daemon)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            logger.error("\(error)")
+            throw ExitCode(ExitStatus.software)
+        }
+        if let status = daemon.failure { throw ExitCode(status) }
+    }
+
+    private func loadSettings(logger: Logger) throws -> EdgeSwipeSettings {
+        guard let path = config else { return .default }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            logger.critical("\(path): cannot read the configuration file")
+            throw ExitCode(ExitStatus.noInput)
+        }
+        do {
+            return try ConfigParser.load(path: path)
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(ExitStatus.config)
+        }
+    }
+
+    private func listTouchDevices(settings: EdgeSwipeSettings, logger: Logger) throws {
+        let input: LiveTouchInput
+        do {
+            input = try LiveTouchInput(
+                backend: devices.isEmpty ? .udev(seat: seat ?? settings.daemon.seat) : .paths(devices),
+                filter: try settings.devices.filter(), setup: settings.devices.setup(for: settings.engine), logger: logger)
+            _ = try input.drain(now: MonotonicClock.now())
+        } catch {
+            logger.error("\(error)")
+            throw ExitCode(ExitStatus.unavailable)
+        }
+        let found = input.devices
+        for d in found {
+            let size = d.hasPhysicalSize ? "\(Int(d.size.width.value))x\(Int(d.size.height.value)) mm" : "size unknown"
+            print("\(d.path)\t\(d.kind.rawValue)\t\(size)\t\(d.name)")
+        }
+        if found.isEmpty {
+            FileHandle.standardError.write(Data("edgeswiped: no readable touch device\n".utf8))
+            throw ExitCode(ExitStatus.unavailable)
+        }
+    }
+}

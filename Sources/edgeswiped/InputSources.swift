@@ -1,0 +1,141 @@
+import EdgeSwipeConfig
+import EdgeSwipeCore
+import EdgeSwipeInput
+import Logging
+
+/// Live touchscreens and touchpads, read through libinput and libevdev.
+final class LiveSource: InputSource {
+    let input: LiveTouchInput
+    private let logger: Logger
+    private var failed = false
+
+    init(input: LiveTouchInput, logger: Logger) {
+        self.input = input
+        self.logger = logger
+    }
+
+    var pollDescriptors: [Int32] { failed ? [] : input.pollDescriptors }
+    var nextWakeup: MonotonicInstant? { nil }
+    var isExhausted: Bool { failed }
+
+    func service(now: MonotonicInstant, engine: inout Engine, into events: inout [EngineEvent]) {
+        do {
+            try input.drain(now: now) { step in step.apply(to: &engine, into: &events) }
+        } catch {
+            // A broken libinput context cannot be recovered in place; say so once and stop polling it.
+            logger.error("input failed: \(error)")
+            failed = true
+        }
+    }
+}
+
+/// A recording played in real time (`--replay`): its steps are scheduled on the live monotonic clock, scaled
+/// by `speed`, so clients see exactly what live hardware would have produced.
+final class ReplaySource: InputSource {
+    private let recordings: [Recording]
+    private let options: RecordingPlayer.Options
+    private let speed: Double
+    private let loop: Bool
+    /// Holds the first step back until it returns true (e.g. until enough clients are connected).
+    private let gate: () -> Bool
+    private var player: RecordingPlayer
+    private var pending: InputStep?
+    private var origin: (recorded: MonotonicInstant, live: MonotonicInstant)?
+    private var waitingSince: MonotonicInstant?
+    private(set) var isExhausted = false
+    private let logger: Logger
+
+    init(recordings: [Recording], options: RecordingPlayer.Options, speed: Double, loop: Bool, gate: @escaping () -> Bool, logger: Logger) {
+        self.recordings = recordings
+        self.options = options
+        self.speed = speed > 0 ? speed : 1
+        self.loop = loop
+        self.gate = gate
+        self.logger = logger
+        self.player = RecordingPlayer(recordings: recordings, options: options)
+        for s in player.skipped { logger.warning("replay: skipping \(s)") }
+    }
+
+    var devices: [PlayedDevice] { player.devices }
+    var pollDescriptors: [Int32] { [] }
+
+    var nextWakeup: MonotonicInstant? {
+        if isExhausted { return nil }
+        guard let origin else {
+            // Waiting at the gate: look again shortly (only while a test or a demo waits for its clients).
+            return waitingSince.map { $0.advanced(by: .milliseconds(10)) } ?? .zero
+        }
+        guard let step = pending else { return .zero }
+        return live(step.time, origin)
+    }
+
+    private func live(_ recorded: MonotonicInstant, _ origin: (recorded: MonotonicInstant, live: MonotonicInstant)) -> MonotonicInstant {
+        let offset = Double((recorded - origin.recorded).value) / speed
+        return origin.live.advanced(by: Microseconds(Int64(offset.rounded())))
+    }
+
+    func service(now: MonotonicInstant, engine: inout Engine, into events: inout [EngineEvent]) {
+        guard !isExhausted else { return }
+        if origin == nil {
+            guard gate() else {
+                waitingSince = now
+                return
+            }
+            pending = player.next()
+            origin = (pending?.time ?? options.start, now)
+        }
+        guard let origin else { return }
+        while let step = pending {
+            let at = live(step.time, origin)
+            guard at <= now else { return }
+            moved(step, to: at).apply(to: &engine, into: &events)
+            pending = player.next()
+        }
+        // The recording has ended.
+        if loop {
+            logger.info("replay: starting again")
+            player = RecordingPlayer(recordings: recordings, options: options)
+            pending = player.next()
+            self.origin = (pending?.time ?? options.start, now)
+        } else {
+            logger.info("replay: the recording has ended")
+            isExhausted = true
+        }
+    }
+
+    /// The step as it happens on the live clock.
+    private func moved(_ step: InputStep, to time: MonotonicInstant) -> InputStep {
+        switch step.input {
+        case .frame(var frame):
+            frame.time = time
+            return InputStep(time: time, input: .frame(frame))
+        case .deviceAdded, .deviceRemoved, .eventsLost:
+            return InputStep(time: time, input: step.input)
+        }
+    }
+}
+
+extension DeviceSelection {
+    /// The per-device mounting the configuration asks for, by device name.
+    func setup(for settings: EngineConfiguration) -> @Sendable (EvdevDeviceDescription, DeviceKind) -> DeviceSetup {
+        let overrides = self.overrides
+        let screen = settings.touchscreen.assumedSize, pad = settings.touchpad.assumedSize
+        return { description, kind in
+            var setup = DeviceSetup(assumedSize: kind == .touchscreen ? screen : pad)
+            for o in overrides where DeviceSelection.matches(o.match, name: description.name, path: "", properties: description.udevProperties) {
+                if let r = o.rotation { setup.rotation = r }
+                if let c = o.calibration { setup.calibration = c }
+            }
+            return setup
+        }
+    }
+
+    /// The allow and deny lists as an input-layer filter.
+    func filter() throws(DeviceFilterError) -> DeviceFilter {
+        var allowRules: [DeviceFilter.Rule] = []
+        var denyRules: [DeviceFilter.Rule] = []
+        for a in allow { allowRules.append(try DeviceFilter.Rule(parsing: a)) }
+        for d in deny { denyRules.append(try DeviceFilter.Rule(parsing: d)) }
+        return DeviceFilter(allow: allowRules, deny: denyRules)
+    }
+}

@@ -1,0 +1,93 @@
+import EdgeSwipeCore
+import EdgeSwipeInput
+
+/// What a replay produced, summarised, with every rule of a valid engine stream checked.
+struct StreamCheck {
+    /// Broken rules, one readable line each; empty for a valid stream.
+    var problems: [String] = []
+    /// Transition ids in the order they began.
+    var began: [TransitionID] = []
+    /// Each transition's terminal phases (exactly one in a valid stream).
+    var terminals: [TransitionID: [PercentDrivenInteractiveTransition.Phase]] = [:]
+    var edges: [TransitionID: Edge] = [:]
+    var gestures: [GestureEvent] = []
+
+    init(_ events: [EngineEvent]) {
+        var lastTime = MonotonicInstant.zero
+        var inFlight: [DeviceID: Edge] = [:]
+        func check(_ time: MonotonicInstant, _ what: String) {
+            if time < lastTime { problems.append("\(what) at \(time) after \(lastTime): time ran backward") }
+            lastTime = max(lastTime, time)
+        }
+        for event in events {
+            switch event {
+            case .device(let d):
+                check(d.time, "device \(d.change)")
+            case .gesture(let g):
+                check(g.time, "gesture \(g.state)")
+                gestures.append(g)
+                switch g.state {
+                case .began:
+                    if inFlight[g.device] != nil { problems.append("gesture began on \(g.device) while one was in flight") }
+                    inFlight[g.device] = g.edge
+                case .changed:
+                    if inFlight[g.device] == nil { problems.append("gesture changed on \(g.device) with none in flight") }
+                case .ended, .cancelled:
+                    if inFlight[g.device] == nil { problems.append("gesture \(g.state) on \(g.device) with none in flight") }
+                    inFlight[g.device] = nil
+                case .possible, .failed:
+                    if inFlight[g.device] != nil { problems.append("gesture \(g.state) on \(g.device) while one was in flight") }
+                }
+            case .transition(let t):
+                check(t.time, "transition \(t.id.rawValue) \(t.phase)")
+                if !(0...1).contains(t.percent) { problems.append("transition \(t.id.rawValue) percent \(t.percent) outside 0...1") }
+                if t.phase == .began {
+                    if began.contains(t.id) { problems.append("transition \(t.id.rawValue) began twice") }
+                    began.append(t.id)
+                    if let edge = t.edge { edges[t.id] = edge }
+                } else if !began.contains(t.id) {
+                    problems.append("transition \(t.id.rawValue) \(t.phase) before it began")
+                }
+                if terminals[t.id] != nil && !t.phase.isTerminal {
+                    problems.append("transition \(t.id.rawValue) \(t.phase) after its terminal event")
+                }
+                if t.phase.isTerminal { terminals[t.id, default: []].append(t.phase) }
+            case .lifecycle(let l):
+                check(l.time, "lifecycle")
+            case .state(let s):
+                check(s.time, "state")
+            case .trace:
+                break
+            }
+        }
+        for id in began where terminals[id]?.count != 1 {
+            problems.append("transition \(id.rawValue) has \(terminals[id]?.count ?? 0) terminal events, not 1")
+        }
+        for (device, edge) in inFlight { problems.append("gesture on \(device) from the \(edge) edge never ended") }
+    }
+
+    /// `(edge, terminal)` of every transition, in the order they began.
+    var outcomes: [Outcome] {
+        began.map { Outcome(edge: edges[$0], phase: terminals[$0]?.first) }
+    }
+
+    struct Outcome: Hashable, CustomStringConvertible {
+        var edge: Edge?
+        var phase: PercentDrivenInteractiveTransition.Phase?
+        var description: String { "\(edge?.rawValue ?? "none") \(phase?.rawValue ?? "unfinished")" }
+    }
+
+    var beganGestures: [GestureEvent] { gestures.filter { $0.state == .began } }
+}
+
+/// Plays recordings offline through a fresh engine.
+func replay(
+    _ recordings: [Recording], configuration: EngineConfiguration = .default,
+    options: RecordingPlayer.Options = RecordingPlayer.Options()
+) -> (events: [EngineEvent], player: RecordingPlayer, engine: Engine) {
+    var engine = Engine(configuration: configuration)
+    var player = RecordingPlayer(recordings: recordings, options: options)
+    var events: [EngineEvent] = []
+    player.play(into: &engine, events: &events)
+    return (events, player, engine)
+}

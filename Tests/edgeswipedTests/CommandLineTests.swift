@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+@Suite("edgeswiped command line")
+struct CommandLineTests {
+    @Test("--version prints the version")
+    func version() throws {
+        let r = try run(Paths.edgeswiped, ["--version"])
+        #expect(r.status == 0)
+        #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count >= 3)
+    }
+
+    @Test("--check-config accepts the shipped default and prints the effective configuration")
+    func checkDefault() throws {
+        let r = try run(Paths.edgeswiped, ["--check-config", Paths.packageRoot.appendingPathComponent("config/default.toml").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("[[bindings]]"))
+        #expect(r.stdout.contains("tick_hz = 120"))
+    }
+
+    @Test("--check-config rejects a bad file with the line and the reason, exit 1", arguments: [
+        ("[touchscreen]\nedge_zone_mm = 45\n", ":2: 'edge_zone_mm' must be between 0.5 and 30 (got 45)"),
+        ("[[bindings]]\nedge = \"left\"\ncontainer = \"shell\"\naction = \"pop\"\n", ":4: a tabs container ('shell') cannot 'pop'"),
+        ("[daemon\n", ":1: TOML syntax"),
+    ])
+    func checkBad(_ text: String, _ expected: String) throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("bad.toml")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let r = try run(Paths.edgeswiped, ["--check-config", file.path])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains(file.path + expected), "\(r.stderr)")
+    }
+
+    @Test("a missing configuration file at start-up is a clear error, exit 66")
+    func missingConfig() throws {
+        let r = try run(Paths.edgeswiped, ["--config", "/nonexistent/edgeswipe.toml", "--socket", "/tmp/never.sock"])
+        #expect(r.status == 66)
+        #expect(r.stderr.contains("/nonexistent/edgeswipe.toml"))
+    }
+
+    @Test("an unknown option is a usage error")
+    func usage() throws {
+        let r = try run(Paths.edgeswiped, ["--frobnicate"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("frobnicate"))
+    }
+
+    @Test("the systemd units pass systemd-analyze verify", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"), "systemd-analyze is not installed"))
+    func unitsVerify() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for unit in ["edgeswiped.service", "edgeswiped.socket"] {
+            // As `make install` does: point ExecStart at the binary being tested.
+            let text = try String(contentsOf: Paths.packageRoot.appendingPathComponent("systemd/\(unit)"), encoding: .utf8)
+                .replacingOccurrences(of: "/usr/local/bin/edgeswiped", with: Paths.edgeswiped.path)
+            try text.write(to: dir.appendingPathComponent(unit), atomically: true, encoding: .utf8)
+        }
+        let r = try run(URL(fileURLWithPath: "/usr/bin/systemd-analyze"), ["verify", "--man=no",
+            dir.appendingPathComponent("edgeswiped.service").path, dir.appendingPathComponent("edgeswiped.socket").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.isEmpty, "\(r.stderr)")
+    }
+}
