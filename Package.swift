@@ -53,7 +53,7 @@ let package = Package(
         ),
         .target(
             name: "EdgeSwipeConfig",
-            dependencies: ["EdgeSwipeCore", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: ["EdgeSwipeCore", "EdgeSwipeInput", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strictSwift6
         ),
         .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),

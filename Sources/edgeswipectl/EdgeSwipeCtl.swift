@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct EdgeSwipeCtl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edgeswipectl",
+        abstract: "Watch and drive edgeswiped, and replay touch recordings offline.",
+        discussion: """
+            Exit status: 0 success; 1 the daemon refused a request (the error is printed); 65 a recording could \
+            not be parsed; 66 a file could not be read; 69 the daemon could not be reached.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            Monitor.self, Status.self, Devices.self, Ping.self, Push.self, Pop.self, Present.self, Dismiss.self,
+            Tab.self, Show.self, Replay.self,
+        ])
+}
+
+/// `--socket`, on every subcommand that talks to the daemon.
+struct SocketOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The daemon's socket.", discussion: "Default: $EDGESWIPE_SOCKET, else $XDG_RUNTIME_DIR/edgeswipe.sock if it exists, else /run/edgeswipe/edgeswipe.sock.", valueName: "path"))
+    var socket: String?
+
+    var path: String {
+        if let socket { return socket }
+        let environment = ProcessInfo.processInfo.environment
+        if let explicit = environment["EDGESWIPE_SOCKET"], !explicit.isEmpty { return explicit }
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            let user = runtime + "/edgeswipe.sock"
+            if FileManager.default.fileExists(atPath: user) { return user }
+        }
+        return "/run/edgeswipe/edgeswipe.sock"
+    }
+}
+
+enum CtlExit {
+    static let refused: Int32 = 1
+    static let dataError: Int32 = 65
+    static let noInput: Int32 = 66
+    static let unavailable: Int32 = 69
+}
+
+/// Writes a line to standard error.
+func warn(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}

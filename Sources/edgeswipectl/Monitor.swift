@@ -1,0 +1,130 @@
+import ArgumentParser
+import EdgeSwipeClient
+import EdgeSwipeCore
+import EdgeSwipeProtocol
+import Foundation
+import Glibc
+
+struct Monitor: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Watch gestures and transitions live.",
+        discussion: """
+            Shows a progress bar per running transition, with its phase and edge, and a line for every gesture, \
+            phase change, lifecycle event and device. With --json it prints the daemon's lines exactly as they \
+            arrive. It reconnects when the daemon restarts, until interrupted.
+            """)
+
+    @OptionGroup var socket: SocketOptions
+    @Flag(name: .long, help: "Print the raw protocol lines.") var json = false
+    @Option(name: .long, help: ArgumentHelp("Stop after this many messages (for scripts).", valueName: "n")) var count: Int?
+
+    func run() async throws {
+        if json { try raw() } else { try await human() }
+    }
+
+    private func raw() throws {
+        let connection = try RawConnection.open(socket.path)
+        var seen = 0
+        while let line = connection.readLine() {
+            print(line)
+            fflush(nil)
+            seen += 1
+            if let count, seen >= count { return }
+        }
+    }
+
+    private func human() async throws {
+        let client = EdgeSwipeClient(
+            socketPath: socket.path,
+            configuration: ClientConfiguration(reconnect: ReconnectPolicy(maxAttempts: nil), requestTimeout: .seconds(5)))
+        var view = MonitorView(interactive: isatty(STDOUT_FILENO) == 1)
+        var seen = 0
+        do {
+            for try await message in client.messages() {
+                view.show(message)
+                seen += 1
+                if let count, seen >= count { break }
+            }
+        } catch {
+            view.finish()
+            warn("edgeswipectl: \(socket.path): \(error)")
+            throw ExitCode(CtlExit.unavailable)
+        }
+        view.finish()
+    }
+}
+
+/// The monitor's screen: a scrolling log of events, with a status line of progress bars kept at the bottom when
+/// the output is a terminal.
+struct MonitorView {
+    let interactive: Bool
+    private var running: [UInt64: TransitionMessage] = [:]
+    private var statusShown = false
+
+    init(interactive: Bool) { self.interactive = interactive }
+
+    mutating func show(_ message: ServerMessage) {
+        switch message {
+        case .hello(let h):
+            log("connected to \(h.server) (protocol \(h.protocolVersion)); \(h.devices.count) device\(h.devices.count == 1 ? "" : "s")")
+            for c in h.state.containers { log("  \(c.name): \(c.describe)") }
+            running = [:]
+        case .gesture(let g):
+            if g.state != .changed {
+                log("gesture \(g.edge.rawValue) \(g.state.rawValue) (\(g.fingers) finger\(g.fingers == 1 ? "" : "s"), device \(g.device))")
+            }
+        case .transition(let t):
+            if t.phase.isTerminal {
+                running[t.id] = nil
+                log("\(t.phase == .completed ? "completed" : "cancelled") \(t.id) \(t.operation) \(t.container): \(t.from) -> \(t.to)")
+            } else {
+                if t.phase == .began {
+                    log("began \(t.id) \(t.operation) \(t.container): \(t.from) -> \(t.to)\(t.interactive ? ", \(t.edge?.rawValue ?? "?") edge" : ", requested")")
+                } else if !t.progress {
+                    var line = "\(t.phase.rawValue) \(t.id) at \(Int((t.percent * 100).rounded()))%"
+                    if let a = t.animation { line += ", \(a.curve) over \(a.durationUS / 1000) ms" }
+                    log(line)
+                }
+                running[t.id] = t
+                if !interactive && t.progress { return }
+            }
+        case .lifecycle(let l):
+            log("  \(l.scene) \(l.event.rawValue)")
+        case .device(let d):
+            log("device \(d.change.rawValue): \(d.device.name) (\(d.device.kind.rawValue))")
+        case .config(let c):
+            log("configuration \(c.result.rawValue): \(c.message)")
+        case .goodbye(let g):
+            log("the daemon said goodbye: \(g.message)")
+            running = [:]
+        case .state, .reply, .error, .unknown:
+            break
+        }
+        drawStatus()
+    }
+
+    mutating func finish() {
+        if statusShown { print("\u{1B}[2K\r", terminator: "") }
+        statusShown = false
+        fflush(nil)
+    }
+
+    private mutating func log(_ line: String) {
+        if statusShown { print("\u{1B}[2K\r", terminator: "") }
+        statusShown = false
+        print(line)
+    }
+
+    private mutating func drawStatus() {
+        guard interactive else { fflush(nil); return }
+        let bars = running.keys.sorted().compactMap { running[$0] }.map { t -> String in
+            let width = 20
+            let filled = Int((t.percent * Double(width)).rounded())
+            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+            return "[\(t.id)] \(t.operation) \(bar) \(String(format: "%3d", Int((t.percent * 100).rounded())))% \(t.phase.rawValue)\(t.edge.map { " \($0.rawValue)" } ?? "")"
+        }
+        print("\u{1B}[2K\r" + bars.joined(separator: "  "), terminator: "")
+        statusShown = !bars.isEmpty
+        fflush(nil)
+    }
+}

@@ -1,0 +1,151 @@
+import ArgumentParser
+import EdgeSwipeConfig
+import EdgeSwipeCore
+import EdgeSwipeInput
+import EdgeSwipeProtocol
+import Foundation
+
+/// Runs recordings through the whole pipeline offline, on the recording's own virtual time.
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay touch recordings offline through the recognizers and the transition engine.",
+        discussion: """
+            Reads evemu recordings (description inline, or events-only with a .desc found beside it or given with \
+            --desc) and `libinput record` YAML files. Several files play at once, aligned at their first event. \
+            Time is the recording's own, so the output is the same on every run. With --json it prints every \
+            protocol message a subscribed client would receive, one JSON object per line (hello first), and exits \
+            0 once the last transition has settled.
+            """)
+
+    @Argument(help: ArgumentHelp("Recordings to play together.", valueName: "file"))
+    var files: [String]
+
+    @Option(name: .long, help: ArgumentHelp("The evemu device description for events-only files.", valueName: "file"))
+    var desc: String?
+
+    @Option(name: .long, help: ArgumentHelp("Configuration file (TOML); default: the built-in one.", valueName: "file"))
+    var config: String?
+
+    @Flag(name: .long, help: "Print protocol messages as JSON lines instead of a readable log.")
+    var json = false
+
+    func run() throws {
+        let settings: EdgeSwipeSettings
+        if let config {
+            do { settings = try ConfigParser.load(path: config) } catch {
+                warn("edgeswipectl: \(error)")
+                throw ExitCode(CtlExit.dataError)
+            }
+        } else {
+            settings = .default
+        }
+        var recordings: [Recording] = []
+        for file in files {
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                warn("edgeswipectl: \(file): cannot read the file")
+                throw ExitCode(CtlExit.noInput)
+            }
+            do { recordings.append(try Recording.load(path: file, descriptionPath: desc)) } catch {
+                warn("edgeswipectl: \(error)")
+                throw ExitCode(CtlExit.dataError)
+            }
+        }
+        var player = RecordingPlayer(
+            recordings: recordings,
+            options: RecordingPlayer.Options(setup: settings.devices.setup(for: settings.engine)))
+        for skipped in player.skipped { warn("edgeswipectl: skipping \(skipped)") }
+        var engine = Engine(configuration: settings.engine)
+        var events: [EngineEvent] = []
+        player.play(into: &engine, events: &events)
+
+        if json {
+            var encoder = ProtocolLineEncoder()
+            var out: [UInt8] = []
+            let summary = ConfigSummary(configuration: settings.engine, source: config ?? "built-in")
+            // What a client connected before the first event would have been told.
+            let firstTime = events.lazy.compactMap(\.time).first ?? .zero
+            encoder.encodeHello(
+                ServerSnapshot(
+                    serverVersion: "edgeswipectl replay", devices: [], config: summary,
+                    containers: settings.engine.containers, running: [], time: firstTime),
+                time: firstTime, into: &out)
+            encoder.encode(events, into: &out)
+            FileHandle.standardOutput.write(Data(out))
+        } else {
+            var log = ReadableLog()
+            for event in events { if let line = log.line(for: event) { print(line) } }
+            print(log.summary)
+        }
+    }
+}
+
+/// A person's view of an event stream: every change of state, and progress only where it matters.
+struct ReadableLog {
+    private var start: MonotonicInstant?
+    private var completed = 0
+    private var cancelled = 0
+    private var gestures = 0
+    /// Each running transition's last phase, to tell a catch (a run-out taken back) from the first update.
+    private var lastPhase: [TransitionID: PercentDrivenInteractiveTransition.Phase] = [:]
+
+    private mutating func stamp(_ t: MonotonicInstant) -> String {
+        let origin = start ?? t
+        start = origin
+        return String(format: "%9.3fs", (t - origin).seconds)
+    }
+
+    mutating func line(for event: EngineEvent) -> String? {
+        switch event {
+        case .device(let d):
+            let size = d.device.hasPhysicalSize
+                ? String(format: "%.0fx%.0f mm", d.device.size.width.value, d.device.size.height.value) : "size unknown"
+            return "\(stamp(d.time)) device \(d.change.rawValue): \(d.device.id.rawValue) \"\(d.device.name)\" \(d.device.kind.rawValue), \(size)"
+        case .gesture(let g):
+            guard g.state != .changed else { return nil }
+            if g.state == .began { gestures += 1 }
+            return "\(stamp(g.time)) gesture \(g.edge.rawValue) \(g.state.rawValue), \(g.fingers) finger\(g.fingers == 1 ? "" : "s") at (\(f2(g.location.x)), \(f2(g.location.y))), translation \(f1(g.translation.x)),\(f1(g.translation.y)) mm"
+        case .transition(let t):
+            if t.isProgress { return nil }
+            let previous = lastPhase[t.id]
+            lastPhase[t.id] = t.phase.isTerminal ? nil : t.phase
+            var line = "\(stamp(t.time)) transition \(t.id.rawValue) \(t.operation.name) \(t.container): \(t.from) -> \(t.to) \(t.phase.rawValue) at \(Int((t.percent * 100).rounded()))%"
+            switch t.phase {
+            case .began: line += t.interactive ? " (interactive\(t.edge.map { ", \($0.rawValue) edge" } ?? ""))" : " (requested)"
+            case .finishing, .cancelling:
+                line += String(format: ", velocity %.2f/s", t.velocity)
+                if let a = t.animation { line += ", \(a.curve.name) over \(a.duration.value / 1000) ms" }
+            case .completed: completed += 1
+            case .cancelled: cancelled += 1
+            case .changed: if previous?.isRunningOut == true { line += " (caught)" }
+            }
+            return line
+        case .lifecycle(let l):
+            return "\(stamp(l.time))   \(l.scene) \(l.kind.rawValue)"
+        case .state(let s):
+            return "\(stamp(s.time))   state: " + s.containers.map { "\($0.name)=\($0.content.visibleScene)" }.joined(separator: " ")
+        case .trace:
+            return nil
+        }
+    }
+
+    var summary: String {
+        "\(gestures) gesture\(gestures == 1 ? "" : "s") began; \(completed) transition\(completed == 1 ? "" : "s") completed, \(cancelled) cancelled"
+    }
+
+    private func f1(_ x: Double) -> String { String(format: "%.1f", x) }
+    private func f2(_ x: Double) -> String { String(format: "%.2f", x) }
+}
+
+extension EngineEvent {
+    /// The instant of the event; `nil` for trace lines, which carry none.
+    var time: MonotonicInstant? {
+        switch self {
+        case .device(let d): d.time
+        case .gesture(let g): g.time
+        case .transition(let t): t.time
+        case .lifecycle(let l): l.time
+        case .state(let s): s.time
+        case .trace: nil
+        }
+    }
+}
