@@ -47,8 +47,11 @@ install: build
 	install -m 0644 packaging/edgeswipe.sysusers $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf
 	[ -e $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml ] || \
 		install -m 0644 config/default.toml $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml
-	$(BIN)/edgeswiped --generate-manual > $(DESTDIR)$(MANDIR)/man8/edgeswiped.8
-	$(BIN)/edgeswipectl --generate-manual > $(DESTDIR)$(MANDIR)/man1/edgeswipectl.1
+	# Manual pages come from the command-line definitions, through swift-argument-parser's plugin.
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --product edgeswiped --section 8
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --product edgeswipectl --section 1
+	install -m 0644 .build/plugins/GenerateManual/outputs/edgeswiped/edgeswiped.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 .build/plugins/GenerateManual/outputs/edgeswipectl/edgeswipectl.1 $(DESTDIR)$(MANDIR)/man1/
 	for tool in edgeswiped edgeswipectl; do \
 		$(BIN)/$$tool --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/$$tool; \
 		$(BIN)/$$tool --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_$$tool; \

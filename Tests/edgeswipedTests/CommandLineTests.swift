@@ -63,3 +63,14 @@ struct CommandLineTests {
         #expect(r.stderr.isEmpty, "\(r.stderr)")
     }
 }
+
+@Suite("Shell completions")
+struct CompletionTests {
+    @Test("both tools generate bash, zsh and fish completions", arguments: ["edgeswiped", "edgeswipectl"], ["bash", "zsh", "fish"])
+    func completions(_ tool: String, _ shell: String) throws {
+        let r = try run(Paths.products.appendingPathComponent(tool), ["--generate-completion-script", shell])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains(tool))
+        #expect(r.stdout.count > 200)
+    }
+}
