@@ -21,52 +21,41 @@ final class Daemon: Service, Sendable {
     private let settings: Mutex<EdgeSwipeSettings>
     private let configPath: String?
     private let input: InputThread
-    private let server: EdgeSwipeServer
+    /// Started in ``run()``, once the signal handlers are in place, so that a client that sees the socket can
+    /// rely on SIGTERM and SIGHUP being handled.
+    private let server = ServerBox()
+    private let serverConfiguration: ServerConfiguration
+    private let initialSnapshot: ServerSnapshot
+    private let router = RequestRouter()
     private let notify: SDNotify?
     private let logger: Logger
     private let exited = Mutex<CheckedContinuation<Void, Never>?>(nil)
     private let hasExited = Mutex(false)
     private let failureStatus = Mutex<Int32?>(nil)
-    private let summarySource: String
 
     /// Set when the daemon stopped because something failed rather than because it was asked to.
     var failure: Int32? { failureStatus.withLock { $0 } }
 
+    /// Prepares everything that can fail with a clear exit status (configuration, recordings, devices), without
+    /// serving anyone yet.
     init(options: EdgeSwipeDaemon, settings: EdgeSwipeSettings, logger: Logger) throws(StartupError) {
         self.settings = Mutex(settings)
         self.configPath = options.config
         self.logger = logger
-        self.summarySource = options.config ?? "built-in"
         notify = SDNotify.fromEnvironment()
 
         let engine = Engine(configuration: settings.engine)
-        let summary = ConfigSummary(configuration: settings.engine, source: summarySource)
-
-        // The socket first: a daemon that cannot serve anyone should not open devices.
+        let summary = ConfigSummary(configuration: settings.engine, source: options.config ?? "built-in")
         var configuration = ServerConfiguration(listener: try Self.listener(options.socket, logger: logger), serverVersion: "edgeswiped \(EdgeSwipeVersion.string)")
-        configuration.access = try Self.accessPolicy(settings.access)
-        let router = RequestRouter()
-        let server: EdgeSwipeServer
-        do {
-            server = try EdgeSwipeServer.start(
-                configuration: configuration,
-                snapshot: ServerSnapshot(serverVersion: configuration.serverVersion, devices: [], config: summary, state: engine.snapshot),
-                handler: router, logger: Logger(label: "edgeswiped.server"))
-        } catch {
-            throw StartupError(exitStatus: ExitStatus.unavailable, description: "\(error)")
-        }
-        self.server = server
+        configuration.access = Self.accessPolicy(settings.access)
+        serverConfiguration = configuration
+        initialSnapshot = ServerSnapshot(serverVersion: configuration.serverVersion, devices: [], config: summary, state: engine.snapshot)
 
-        let sources: [any InputSource]
-        do {
-            sources = [try Self.source(options: options, settings: settings, server: server, logger: logger)]
-        } catch {
-            Task { await server.shutdown(message: "start-up failed") }
-            throw error
-        }
+        let server = self.server
+        let sources = [try Self.source(options: options, settings: settings, clients: { server.current?.statistics.connections ?? 0 }, logger: logger)]
         do {
             input = try InputThread(engine: engine, sources: sources, logger: Logger(label: "edgeswiped.input")) { events in
-                server.publish(events)
+                server.current?.publish(events)
             }
         } catch {
             throw StartupError(exitStatus: ExitStatus.osError, description: "\(error)")
@@ -100,19 +89,26 @@ final class Daemon: Service, Sendable {
         return .path(runtime + "/edgeswipe.sock")
     }
 
-    /// The configured access lists; empty lists leave the server's default (our uid and the socket's group).
-    private static func accessPolicy(_ access: AccessSettings) throws(StartupError) -> AccessPolicy? {
+    /// The configured access lists. All empty: the server's default (our uid and the socket's group may read and
+    /// control). Lists that are given are exact, so an administrator can lock even the daemon's own uid out;
+    /// empty read lists next to given control lists default to our uid and group. Whoever may control may read.
+    static func accessPolicy(_ access: AccessSettings) -> AccessPolicy? {
         if access.readUIDs.isEmpty && access.readGIDs.isEmpty && access.controlUIDs.isEmpty && access.controlGIDs.isEmpty {
             return nil
         }
-        let me = UInt32(getuid())
-        let read = AccessGrant(uids: Set(access.readUIDs + [me]), gids: Set(access.readGIDs))
-        let controlGiven = !access.controlUIDs.isEmpty || !access.controlGIDs.isEmpty
-        let control = controlGiven ? AccessGrant(uids: Set(access.controlUIDs + [me]), gids: Set(access.controlGIDs)) : read
+        let control = AccessGrant(uids: Set(access.controlUIDs), gids: Set(access.controlGIDs))
+        let readGiven = !access.readUIDs.isEmpty || !access.readGIDs.isEmpty
+        var read = readGiven
+            ? AccessGrant(uids: Set(access.readUIDs), gids: Set(access.readGIDs))
+            : AccessGrant(uids: [UInt32(getuid())], gids: [UInt32(getegid())])
+        read.uids.formUnion(control.uids)
+        read.gids.formUnion(control.gids)
         return AccessPolicy(read: read, control: control)
     }
 
-    private static func source(options: EdgeSwipeDaemon, settings: EdgeSwipeSettings, server: EdgeSwipeServer, logger: Logger) throws(StartupError) -> any InputSource {
+    private static func source(
+        options: EdgeSwipeDaemon, settings: EdgeSwipeSettings, clients: @escaping () -> Int, logger: Logger
+    ) throws(StartupError) -> any InputSource {
         let setup = settings.devices.setup(for: settings.engine)
         if !options.replay.isEmpty {
             var recordings: [Recording] = []
@@ -131,7 +127,7 @@ final class Daemon: Service, Sendable {
                 recordings: recordings,
                 options: RecordingPlayer.Options(setup: setup, removeDevicesAtEnd: true),
                 speed: options.speed, loop: options.loop,
-                gate: { wanted == 0 || server.statistics.connections >= wanted }, logger: logger)
+                gate: { wanted == 0 || clients() >= wanted }, logger: logger)
             if source.devices.isEmpty {
                 throw StartupError(exitStatus: ExitStatus.dataError, description: "\(options.replay.joined(separator: ", ")): no touch device to replay")
             }
@@ -150,6 +146,19 @@ final class Daemon: Service, Sendable {
     // MARK: - Running
 
     func run() async throws {
+        // Handlers first (ServiceGroup has installed SIGTERM's and SIGINT's before calling us), then the socket.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let server: EdgeSwipeServer
+        do {
+            server = try EdgeSwipeServer.start(
+                configuration: serverConfiguration, snapshot: initialSnapshot, handler: router,
+                logger: Logger(label: "edgeswiped.server"))
+        } catch {
+            failureStatus.withLock { $0 = ExitStatus.unavailable }
+            logger.critical("\(error)")
+            return
+        }
+        self.server.set(server)
         do {
             try input.start { [self] in
                 hasExited.withLock { $0 = true }
@@ -165,7 +174,7 @@ final class Daemon: Service, Sendable {
         logger.info("ready", metadata: ["socket": "\(server.socketPath ?? "systemd")", "version": "\(EdgeSwipeVersion.string)"])
 
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.reloadOnHangup() }
+            group.addTask { await self.reload(on: hangups, server: server) }
             if let watchdog = try? Watchdog.fromEnvironment() {
                 group.addTask { await self.feedWatchdog(every: watchdog.pingInterval) }
             }
@@ -193,15 +202,12 @@ final class Daemon: Service, Sendable {
         }
     }
 
-    private func reloadOnHangup() async {
-        let signals = await UnixSignalsSequence(trapping: .sighup)
-        for await _ in signals {
-            reload()
-        }
+    private func reload(on hangups: UnixSignalsSequence, server: EdgeSwipeServer) async {
+        for await _ in hangups { reload(server: server) }
     }
 
     /// SIGHUP: read the file again; a bad file keeps the configuration in force, and everyone is told.
-    private func reload() {
+    private func reload(server: EdgeSwipeServer) {
         sendNotify(.reloading)
         defer { sendNotify(.ready) }
         guard let configPath else {
@@ -235,6 +241,13 @@ final class Daemon: Service, Sendable {
             logger.warning("sd_notify: \(error)")
         }
     }
+}
+
+/// The server, once ``Daemon/run()`` has started it; shared with the input thread, which publishes to it.
+final class ServerBox: Sendable {
+    private let value = Mutex<EdgeSwipeServer?>(nil)
+    var current: EdgeSwipeServer? { value.withLock { $0 } }
+    func set(_ server: EdgeSwipeServer) { value.withLock { $0 = server } }
 }
 
 /// Answers the requests the server cannot answer alone, on the input thread that owns the engine. The server is

@@ -106,6 +106,8 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.invalidConfigCheck)
             }
         }
+        // A client that vanishes mid-write must cost an EPIPE, never the process.
+        signal(SIGPIPE, SIG_IGN)
         DaemonLogHandler.bootstrap(level: logLevel.level)
         let logger = Logger(label: "edgeswiped")
         let settings = try loadSettings(logger: logger)

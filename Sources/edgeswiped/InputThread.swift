@@ -1,3 +1,4 @@
+import CInput
 import EdgeSwipeCore
 import Glibc
 import Logging
@@ -104,8 +105,16 @@ final class InputThread: @unchecked Sendable {
             let now = MonotonicClock.now()
             var deadline = engine.nextDeadline
             for s in sources { if let w = s.nextWakeup { deadline = min(deadline ?? w, w) } }
-            let timeoutMS: Int32 = deadline.map { d in d <= now ? 0 : Int32(min(60_000, ((d - now).value + 999) / 1000)) } ?? -1
-            let ready = poll(&pollfds, nfds_t(pollfds.count), timeoutMS)
+            // ppoll, not poll: poll's timeout is whole milliseconds, rounded up, which woke every replayed event
+            // and run-out tick up to 1 ms late (0.5 ms on average; docs/PERFORMANCE.md).
+            let ready: Int32
+            if let deadline {
+                let waitUS = deadline <= now ? 0 : min(60_000_000, (deadline - now).value)
+                var timeout = timespec(tv_sec: Int(waitUS / 1_000_000), tv_nsec: Int(waitUS % 1_000_000) * 1000)
+                ready = ppoll(&pollfds, nfds_t(pollfds.count), &timeout, nil)
+            } else {
+                ready = ppoll(&pollfds, nfds_t(pollfds.count), nil, nil)
+            }
             if ready < 0 && errno != EINTR {
                 logger.critical("poll failed: \(String(cString: strerror(errno)))")
                 break

@@ -1,0 +1,161 @@
+import Foundation
+import Glibc
+import Testing
+
+/// A real `edgeswiped` subprocess; its log goes to a file so a full pipe can never stall it.
+final class DaemonProcess {
+    let process = Process()
+    let directory: URL
+    let socketPath: String
+    let logURL: URL
+
+    init(_ arguments: [String], directory: URL, socketName: String = "d.sock", environment: [String: String] = [:], launcher: [String] = []) throws {
+        self.directory = directory
+        socketPath = directory.appendingPathComponent(socketName).path
+        logURL = directory.appendingPathComponent("daemon.log")
+        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        let log = try FileHandle(forWritingTo: logURL)
+        if launcher.isEmpty {
+            process.executableURL = Paths.edgeswiped
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: launcher[0])
+            process.arguments = Array(launcher.dropFirst()) + [Paths.edgeswiped.path] + arguments
+        }
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "NOTIFY_SOCKET")
+        env.removeValue(forKey: "LISTEN_FDS")
+        env.removeValue(forKey: "LISTEN_PID")
+        env.removeValue(forKey: "JOURNAL_STREAM")
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+    }
+
+    /// Waits until the socket accepts connections.
+    func waitUntilListening(timeoutSeconds: Double = 30) throws {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while Date() < deadline {
+            if let c = try? LineClient(path: socketPath) { c.close(); return }
+            guard process.isRunning else { throw DaemonTestError("the daemon exited: \(log)") }
+            usleep(20_000)
+        }
+        throw DaemonTestError("the daemon never listened on \(socketPath): \(log)")
+    }
+
+    var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+
+    func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+
+    /// Waits for the exit status, killing the daemon if it does not exit in time.
+    @discardableResult
+    func waitForExit(timeoutSeconds: Double = 20) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return -1
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+    }
+}
+
+struct DaemonTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A blocking Unix-socket client that reads newline-delimited JSON, with timeouts.
+final class LineClient {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+    private(set) var closedByPeer = false
+
+    init(path: String) throws {
+        // A daemon that closes on us must fail a write, not kill the test runner.
+        signal(SIGPIPE, SIG_IGN)
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw DaemonTestError("socket: \(errno)") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0 else {
+            Glibc.close(fd)
+            throw DaemonTestError("connect \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    func close() { Glibc.close(fd) }
+    deinit { Glibc.close(fd) }
+
+    func send(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    /// The next line, or nil at end of stream or after `timeoutSeconds` without one.
+    func readLine(timeoutSeconds: Double = 20) -> String? {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while true {
+            if let nl = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<nl], as: UTF8.self)
+                buffer.removeSubrange(...nl)
+                return line
+            }
+            if closedByPeer { return nil }
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { return nil }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, Int32(min(remaining, 1) * 1000)) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = read(fd, &chunk, chunk.count)
+            if n <= 0 { closedByPeer = true; continue }
+            buffer.append(contentsOf: chunk[..<n])
+        }
+    }
+
+    /// Every message until one matches `stop` (included), the peer closes, or time runs out.
+    func messages(until stop: ([String: Any]) -> Bool, timeoutSeconds: Double = 30) -> [[String: Any]] {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        var out: [[String: Any]] = []
+        while deadline.timeIntervalSinceNow > 0, let line = readLine(timeoutSeconds: deadline.timeIntervalSinceNow) {
+            guard let m = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
+                Issue.record("not JSON: \(line.prefix(200))")
+                continue
+            }
+            out.append(m)
+            if stop(m) { break }
+        }
+        return out
+    }
+}
+
+extension Dictionary where Key == String, Value == Any {
+    var type: String { self["type"] as? String ?? "" }
+    /// "transition 3 completed", "lifecycle 3 home did-appear", "gesture left began": what every client must
+    /// see alike, without progress updates and times.
+    var phaseLine: String? {
+        switch type {
+        case "transition":
+            guard self["progress"] as? Bool != true else { return nil }
+            return "transition \(self["id"] ?? "") \(self["phase"] ?? "") \(self["from"] ?? "")->\(self["to"] ?? "")"
+        case "lifecycle": return "lifecycle \(self["transition"] ?? "") \(self["scene"] ?? "") \(self["event"] ?? "")"
+        case "gesture":
+            guard self["state"] as? String != "changed" else { return nil }
+            return "gesture \(self["edge"] ?? "") \(self["state"] ?? "")"
+        case "state", "device": return type
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The daemon as users run it: a real subprocess with `--replay`, real Unix sockets in temp dirs.
+@Suite("edgeswiped end to end", .serialized)
+struct DaemonTests {
+    static func isGoodbye(_ m: [String: Any]) -> Bool { m.type == "goodbye" }
+
+    @Test("1 and 50 clients get identical phase, terminal and lifecycle sequences, with gap-free seq", arguments: [1, 50])
+    func identicalStreams(_ count: Int) throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try DaemonProcess(
+            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--speed", "2",
+             "--wait-for-clients", "\(count)"], directory: dir)
+        try daemon.waitUntilListening()
+        let clients = try (0..<count).map { _ in try LineClient(path: daemon.socketPath) }
+        var streams: [[String]] = []
+        for client in clients {
+            let messages = client.messages(until: Self.isGoodbye)
+            #expect(messages.first?.type == "hello")
+            #expect(messages.last?.type == "goodbye")
+            let seqs = messages.compactMap { $0["seq"] as? Int }
+            #expect(seqs == Array(1...max(1, messages.count)))
+            streams.append(messages.compactMap(\.phaseLine))
+        }
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
+        let first = try #require(streams.first)
+        #expect(first.filter { $0.hasPrefix("transition") && ($0.contains(" completed ") || $0.contains(" cancelled ")) }.count == 6)
+        for other in streams.dropFirst() { #expect(other == first) }
+    }
+
+    @Test("malformed and oversized lines get an error reply and the connection stays up")
+    func malformedLines() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try DaemonProcess(["--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir)
+        try daemon.waitUntilListening()
+        let client = try LineClient(path: daemon.socketPath)
+        #expect(client.messages(until: { $0.type == "hello" }).last?.type == "hello")
+        for bad in ["{not json", #"{"op":"frobnicate","id":7}"#, #"{"op":"push","id":8}"#, String(repeating: "x", count: 70_000)] {
+            client.send(bad)
+            let reply = client.messages(until: { $0.type == "error" }, timeoutSeconds: 10).last
+            #expect(reply?.type == "error", "no error for \(bad.prefix(40))")
+            #expect((reply?["message"] as? String)?.isEmpty == false)
+        }
+        client.send(#"{"op":"ping","id":"after"}"#)
+        let pong = client.messages(until: { $0.type == "reply" }, timeoutSeconds: 10).last
+        #expect(pong?["id"] as? String == "after")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("control requests need control access; read-only peers get an error")
+    func controlVersusReadOnly() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("c.toml")
+        // We may read (our own uid is the default reader), but only uid 4242 may control.
+        try "[access]\ncontrol_uids = [4242]\n".write(to: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(
+            ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--replay", Paths.demo.path, "--wait-for-clients", "99"],
+            directory: dir)
+        try daemon.waitUntilListening()
+        let client = try LineClient(path: daemon.socketPath)
+        let hello = client.messages(until: { $0.type == "hello" }).last
+        #expect((hello?["access"] as? [String: Any])?["control"] as? Bool == false)
+        client.send(#"{"op":"select-tab","id":1,"container":"shell","index":0}"#)
+        let denied = client.messages(until: { $0.type == "error" || $0.type == "reply" }, timeoutSeconds: 10).last
+        #expect(denied?.type == "error")
+        #expect(denied?["code"] as? String == "forbidden")
+        client.send(#"{"op":"status","id":2}"#)
+        #expect(client.messages(until: { $0.type == "reply" }, timeoutSeconds: 10).last?["id"] as? Int == 2)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("a control request runs a transition and the reply names it")
+    func controlRequest() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try DaemonProcess(["--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir)
+        try daemon.waitUntilListening()
+        let r = try run(Paths.edgeswipectl, ["tab", "shell", "settings", "--socket", daemon.socketPath])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("transition 1 started"))
+        let refused = try run(Paths.edgeswipectl, ["pop", "app", "--socket", daemon.socketPath])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("already at the root"))
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("a peer whose uid is not allowed is rejected before any byte is sent")
+    func peerRejected() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("c.toml")
+        // Only uid 4242 may connect: the test's own uid (the daemon's too) is not in the list.
+        try "[access]\nread_uids = [4242]\n".write(to: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(
+            ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--replay", Paths.demo.path, "--wait-for-clients", "99"],
+            directory: dir)
+        // The socket accepts and closes at once, so wait for the file rather than for a greeting.
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: daemon.socketPath) && Date() < deadline { usleep(20_000) }
+        usleep(200_000)
+        let client = try LineClient(path: daemon.socketPath)
+        #expect(client.readLine(timeoutSeconds: 5) == nil, "no byte for a rejected peer")
+        #expect(client.closedByPeer)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        #expect(daemon.log.contains("4242") || daemon.log.contains("reject"), "\(daemon.log)")
+    }
+
+    @Test("socket activation: the daemon serves the socket systemd passes", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate"), "systemd-socket-activate is not installed"))
+    func socketActivation() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("activated.sock").path
+        // systemd-socket-activate binds and listens, then execs the daemon with LISTEN_FDS=1 and LISTEN_PID.
+        let daemon = try DaemonProcess(
+            ["--replay", Paths.demo.path, "--wait-for-clients", "1", "--speed", "4"], directory: dir, socketName: "activated.sock",
+            launcher: ["/usr/bin/systemd-socket-activate", "-l", path])
+        try daemon.waitUntilListening()
+        let client = try LineClient(path: path)
+        let messages = client.messages(until: Self.isGoodbye)
+        #expect(messages.first?.type == "hello")
+        #expect(messages.contains { $0.type == "transition" && $0["phase"] as? String == "completed" })
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
+        #expect(daemon.log.contains("using the socket systemd passed"))
+    }
+
+    @Test("sd_notify: READY=1 and a status, then STOPPING=1, over a datagram socket standing in for systemd")
+    func notify() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let notifyPath = dir.appendingPathComponent("notify").path
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in notifyPath.utf8.enumerated() { raw[i] = b } }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(bound == 0)
+        let daemon = try DaemonProcess(
+            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--wait-for-clients", "99"],
+            directory: dir, environment: ["NOTIFY_SOCKET": notifyPath])
+        func datagrams(until marker: String) -> String {
+            var all = ""
+            let deadline = Date().addingTimeInterval(30)
+            while !all.contains(marker) && Date() < deadline {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&p, 1, 500) > 0 else { continue }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let n = recv(fd, &buffer, buffer.count, 0)
+                if n > 0 { all += String(decoding: buffer[..<n], as: UTF8.self) + "\n" }
+            }
+            return all
+        }
+        let ready = datagrams(until: "READY=1")
+        #expect(ready.contains("READY=1"))
+        #expect(ready.contains("STATUS="))
+        daemon.signal(SIGTERM)
+        #expect(datagrams(until: "STOPPING=1").contains("STOPPING=1"))
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("SIGHUP with a bad configuration keeps the old one and tells clients; a good one is reloaded")
+    func reload() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("c.toml")
+        try "[daemon]\ntick_hz = 60\n".write(to: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(
+            ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--replay", Paths.demo.path, "--wait-for-clients", "99"],
+            directory: dir)
+        try daemon.waitUntilListening()
+        let client = try LineClient(path: daemon.socketPath)
+        _ = client.messages(until: { $0.type == "hello" })
+        try "[touchscreen]\nedge_zone_mm = 45\n".write(to: config, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        let rejected = client.messages(until: { $0.type == "config" }, timeoutSeconds: 15).last
+        #expect(rejected?["result"] as? String == "rejected")
+        #expect((rejected?["message"] as? String)?.contains("edge_zone_mm") == true)
+        try "[daemon]\ntick_hz = 30\n".write(to: config, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        let reloaded = client.messages(until: { $0.type == "config" }, timeoutSeconds: 15).last
+        #expect(reloaded?["result"] as? String == "reloaded")
+        client.send(#"{"op":"ping","id":1}"#)
+        #expect(client.messages(until: { $0.type == "reply" }, timeoutSeconds: 10).last != nil, "still serving")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        #expect(daemon.log.contains("edge_zone_mm"))
+    }
+
+    @Test("SIGTERM during a transition: the client gets its terminal event and a goodbye")
+    func terminateMidTransition() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try DaemonProcess(
+            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--wait-for-clients", "1"], directory: dir)
+        try daemon.waitUntilListening()
+        let client = try LineClient(path: daemon.socketPath)
+        let before = client.messages(until: { $0.type == "transition" && $0["phase"] as? String == "began" })
+        let id = try #require(before.last?["id"] as? Int)
+        daemon.signal(SIGTERM)
+        let after = client.messages(until: Self.isGoodbye)
+        let terminals = after.filter { $0.type == "transition" && $0["id"] as? Int == id && ["completed", "cancelled"].contains($0["phase"] as? String ?? "") }
+        #expect(terminals.count == 1)
+        #expect(after.last?.type == "goodbye")
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
+    }
+
+    @Test("a second daemon on a live socket is refused; a stale socket file is replaced")
+    func liveAndStaleSockets() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("d.sock").path
+        let first = try DaemonProcess(["--socket", path, "--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir)
+        try first.waitUntilListening()
+        let second = try run(Paths.edgeswiped, ["--socket", path, "--replay", Paths.demo.path])
+        #expect(second.status == 69)
+        #expect(second.stderr.contains(path))
+        first.signal(SIGKILL)
+        _ = first.waitForExit()
+        #expect(FileManager.default.fileExists(atPath: path), "a killed daemon leaves a stale socket")
+        let third = try DaemonProcess(["--socket", path, "--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir)
+        try third.waitUntilListening()
+        third.signal(SIGTERM)
+        #expect(third.waitForExit() == 0)
+    }
+}
