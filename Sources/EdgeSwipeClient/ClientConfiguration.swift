@@ -1,0 +1,109 @@
+public import EdgeSwipeProtocol
+
+/// How long to wait between reconnection attempts: exponential, capped, with deterministic jitter.
+///
+/// The jitter spreads clients that lost the daemon at the same moment (a restart) so they do not all reconnect
+/// in the same millisecond; it comes from a seeded generator, so a given seed always yields the same delays.
+public struct ReconnectPolicy: Hashable, Sendable {
+    public var initialDelay: Duration
+    public var multiplier: Double
+    public var maxDelay: Duration
+    /// Each delay is scaled by a factor in `1 - jitter ... 1 + jitter`.
+    public var jitter: Double
+    public var seed: UInt64
+    /// Attempts after the connection was lost (or first failed) before giving up; `nil` retries forever.
+    public var maxAttempts: Int?
+
+    public init(
+        initialDelay: Duration = .milliseconds(100), multiplier: Double = 2, maxDelay: Duration = .seconds(5),
+        jitter: Double = 0.2, seed: UInt64 = 0x4544_4745, maxAttempts: Int? = nil
+    ) {
+        self.initialDelay = initialDelay
+        self.multiplier = multiplier
+        self.maxDelay = maxDelay
+        self.jitter = min(1, max(0, jitter))
+        self.seed = seed
+        self.maxAttempts = maxAttempts
+    }
+
+    /// The delay before attempt `attempt` (0-based): `initialDelay x multiplier^attempt`, capped at `maxDelay`,
+    /// then jittered.
+    public func delay(forAttempt attempt: Int) -> Duration {
+        let cap = Self.seconds(maxDelay)
+        var capped = Self.seconds(initialDelay)
+        var step = 0
+        while step < attempt && capped < cap {
+            capped *= max(1, multiplier)
+            step += 1
+        }
+        capped = min(capped, cap)
+        let unit = Double(SplitMix64.value(seed &+ UInt64(max(0, attempt))) >> 11) / Double(1 << 53)
+        let factor = 1 - jitter + 2 * jitter * unit
+        return .nanoseconds(Int64((capped * factor * 1e9).rounded()))
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        let (s, atto) = d.components
+        return Double(s) + Double(atto) / 1e18
+    }
+}
+
+/// SplitMix64: a tiny, well-mixed generator, used only for reconnection jitter.
+enum SplitMix64 {
+    static func value(_ state: UInt64) -> UInt64 {
+        var z = state &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+public struct ClientConfiguration: Sendable {
+    /// `nil` never reconnects: the first failure ends the message streams and fails requests.
+    public var reconnect: ReconnectPolicy?
+    /// How long a request waits for its reply (including for a connection, while reconnecting).
+    public var requestTimeout: Duration
+    /// The longest server line accepted. A `hello` with many devices and containers is the longest message.
+    public var maxLineBytes: Int
+    /// Messages buffered for a consumer of ``EdgeSwipeClient/messages()`` that does not keep up; past this its
+    /// stream ends with ``ClientError/consumerTooSlow(buffered:)``.
+    public var messageBufferLimit: Int
+
+    public init(
+        reconnect: ReconnectPolicy? = ReconnectPolicy(), requestTimeout: Duration = .seconds(10),
+        maxLineBytes: Int = 1024 * 1024, messageBufferLimit: Int = 65536
+    ) {
+        self.reconnect = reconnect
+        self.requestTimeout = requestTimeout
+        self.maxLineBytes = maxLineBytes
+        self.messageBufferLimit = messageBufferLimit
+    }
+}
+
+/// Why a client call failed.
+public enum ClientError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Could not connect (and, with a reconnect policy, gave up after its attempts).
+    case connectionFailed(path: String, reason: String)
+    /// The connection dropped before the reply arrived.
+    case disconnected(path: String)
+    case timedOut(op: String, after: Duration)
+    /// The server answered with an `error` message.
+    case server(code: ErrorCode, message: String, id: RequestID?)
+    /// The reply lacked what the op promises.
+    case unexpectedReply(op: String, reason: String)
+    /// ``EdgeSwipeClient/close()`` was called.
+    case closed
+    case consumerTooSlow(buffered: Int)
+
+    public var description: String {
+        switch self {
+        case .connectionFailed(let path, let reason): "\(path): cannot connect: \(reason)"
+        case .disconnected(let path): "\(path): the connection closed before the reply arrived"
+        case .timedOut(let op, let after): "\(op): no reply within \(after)"
+        case .server(let code, let message, _): "server error \(code): \(message)"
+        case .unexpectedReply(let op, let reason): "\(op): unexpected reply: \(reason)"
+        case .closed: "the client was closed"
+        case .consumerTooSlow(let n): "the message consumer fell \(n) messages behind"
+        }
+    }
+}

@@ -1,0 +1,200 @@
+public import EdgeSwipeCore
+
+/// What a client is told about the configuration: enough to show which edge does what, not the whole file.
+public struct ConfigSummary: Hashable, Sendable, Codable {
+    /// Where the configuration came from: a file path, or `built-in`.
+    public var source: String
+    public var containers: [String]
+    public var bindings: [BindingSummary]
+    public var animator: AnimatorSummary
+    public var completionCurve: String
+    public var completionSpeed: Double
+    /// The run-out frame rate the engine ticks at while something animates.
+    public var tickHz: Double
+
+    public init(
+        source: String, containers: [String], bindings: [BindingSummary], animator: AnimatorSummary,
+        completionCurve: String, completionSpeed: Double, tickHz: Double
+    ) {
+        self.source = source
+        self.containers = containers
+        self.bindings = bindings
+        self.animator = animator
+        self.completionCurve = completionCurve
+        self.completionSpeed = completionSpeed
+        self.tickHz = tickHz
+    }
+
+    public init(configuration c: EngineConfiguration, source: String) {
+        self.init(
+            source: source, containers: c.containers.map(\.name),
+            bindings: c.bindings.map(BindingSummary.init),
+            animator: AnimatorSummary(c.animator), completionCurve: c.completionCurve.name,
+            completionSpeed: c.completionSpeed,
+            tickHz: c.tickInterval.value > 0 ? 1 / c.tickInterval.seconds : 0)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case source, containers, bindings, animator
+        case completionCurve = "completion_curve"
+        case completionSpeed = "completion_speed"
+        case tickHz = "tick_hz"
+    }
+}
+
+/// One binding: which edge drives which operation on which container.
+public struct BindingSummary: Hashable, Sendable, Codable {
+    public var edge: Edge
+    public var container: String
+    public var operation: String
+    /// Empty means every kind.
+    public var deviceKinds: [DeviceKind]
+    public var fingers: FingerRange
+
+    public struct FingerRange: Hashable, Sendable, Codable {
+        public var min: Int
+        public var max: Int
+        public init(min: Int, max: Int) {
+            self.min = min
+            self.max = max
+        }
+    }
+
+    public init(edge: Edge, container: String, operation: String, deviceKinds: [DeviceKind], fingers: FingerRange) {
+        self.edge = edge
+        self.container = container
+        self.operation = operation
+        self.deviceKinds = deviceKinds
+        self.fingers = fingers
+    }
+
+    public init(_ b: Binding) {
+        self.init(
+            edge: b.edge, container: b.container, operation: b.operation.name, deviceKinds: b.deviceKinds,
+            fingers: FingerRange(min: b.fingers.lowerBound, max: b.fingers.upperBound))
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case edge, container, operation, fingers
+        case deviceKinds = "device_kinds"
+    }
+}
+
+/// The default animator.
+public struct AnimatorSummary: Hashable, Sendable, Codable {
+    public var style: Animator.Style
+    public var durationUS: Int64
+    public var curve: String
+
+    public init(style: Animator.Style, durationUS: Int64, curve: String) {
+        self.style = style
+        self.durationUS = durationUS
+        self.curve = curve
+    }
+
+    public init(_ a: Animator) {
+        self.init(style: a.style, durationUS: a.duration.value, curve: a.curve.name)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case style, curve
+        case durationUS = "duration_us"
+    }
+}
+
+/// A transition that is running, as a snapshot lists it.
+public struct RunningTransitionSummary: Hashable, Sendable {
+    public var id: TransitionID
+    public var container: String
+    /// The wire name of the operation (`push`, `select-tab`, ...).
+    public var operation: String
+    public var phase: PercentDrivenInteractiveTransition.Phase
+    public var percent: Double
+
+    public init(id: TransitionID, container: String, operation: String, phase: PercentDrivenInteractiveTransition.Phase, percent: Double) {
+        self.id = id
+        self.container = container
+        self.operation = operation
+        self.phase = phase
+        self.percent = percent
+    }
+}
+
+/// Everything a `hello` and a `status` reply describe: devices, configuration, containers and running
+/// transitions.
+///
+/// The server keeps one up to date by applying every event it publishes (``apply(_:)``), so a client that
+/// connects gets a snapshot that is consistent with the first event it receives after it.
+public struct ServerSnapshot: Hashable, Sendable {
+    public var serverVersion: String
+    public var devices: [TouchDevice]
+    public var config: ConfigSummary
+    public var containers: [Container]
+    public var running: [RunningTransitionSummary]
+    /// The latest event time seen.
+    public var time: MonotonicInstant
+
+    public init(
+        serverVersion: String, devices: [TouchDevice], config: ConfigSummary, containers: [Container],
+        running: [RunningTransitionSummary] = [], time: MonotonicInstant = .zero
+    ) {
+        self.serverVersion = serverVersion
+        self.devices = devices
+        self.config = config
+        self.containers = containers
+        self.running = running
+        self.time = time
+    }
+
+    /// From the engine's own snapshot (`Engine.snapshot`, `Engine.knownDevices`).
+    public init(serverVersion: String, devices: [TouchDevice], config: ConfigSummary, state: StateSnapshot) {
+        self.init(
+            serverVersion: serverVersion, devices: devices, config: config, containers: state.containers,
+            running: state.running.map(RunningTransitionSummary.init), time: state.time)
+    }
+
+    /// Follows one engine event: devices come and go, running transitions are tracked from their first event
+    /// to their terminal one, and a `state` event replaces containers and running transitions wholesale (the
+    /// engine's word is final).
+    public mutating func apply(_ event: EngineEvent) {
+        switch event {
+        case .device(let e):
+            advance(to: e.time)
+            devices.removeAll { $0.id == e.device.id }
+            switch e.change {
+            case .added: devices.append(e.device)
+            case .removed: break
+            }
+        case .transition(let e):
+            advance(to: e.time)
+            let index = running.firstIndex { $0.id == e.id }
+            if e.phase.isTerminal {
+                if let index { running.remove(at: index) }
+            } else {
+                let summary = RunningTransitionSummary(
+                    id: e.id, container: e.container, operation: e.operation.name, phase: e.phase, percent: e.percent)
+                if let index { running[index] = summary } else { running.append(summary) }
+            }
+        case .state(let s):
+            containers = s.containers
+            running = s.running.map(RunningTransitionSummary.init)
+            advance(to: s.time)
+        case .gesture(let e):
+            advance(to: e.time)
+        case .lifecycle(let e):
+            advance(to: e.time)
+        case .trace:
+            break
+        }
+    }
+
+    private mutating func advance(to t: MonotonicInstant) {
+        if t > time { time = t }
+    }
+}
+
+extension RunningTransitionSummary {
+    init(_ r: StateSnapshot.RunningSummary) {
+        self.init(id: r.id, container: r.container, operation: r.operation.name, phase: r.phase, percent: r.percent)
+    }
+}

@@ -1,0 +1,78 @@
+/// Who is on the other end of a connection, as the kernel recorded it at `connect` (`SO_PEERCRED`), plus the
+/// peer's supplementary groups (`SO_PEERGROUPS`) when the kernel reports them.
+public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
+    public var pid: Int32
+    public var uid: UInt32
+    public var gid: UInt32
+    public var groups: [UInt32]
+
+    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = []) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+        self.groups = groups
+    }
+
+    public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
+}
+
+/// A set of users and groups.
+public struct AccessGrant: Hashable, Sendable {
+    public var uids: Set<UInt32>
+    public var gids: Set<UInt32>
+
+    public init(uids: Set<UInt32> = [], gids: Set<UInt32> = []) {
+        self.uids = uids
+        self.gids = gids
+    }
+
+    public static let nobody = AccessGrant()
+
+    /// Whether the peer's uid, primary gid or one of its supplementary groups is listed.
+    public func admits(_ peer: PeerCredentials) -> Bool {
+        uids.contains(peer.uid) || gids.contains(peer.gid) || peer.groups.contains(where: gids.contains)
+    }
+}
+
+/// What a peer may do.
+public enum AccessLevel: Int, Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// Rejected: the connection is closed before any byte is sent.
+    case none
+    /// Receive messages and send `subscribe`, `ping`, `status` and `devices`.
+    case read
+    /// Also start transitions (`push`, `pop`, `present`, ...).
+    case control
+
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+
+    public var description: String {
+        switch self {
+        case .none: "none"
+        case .read: "read"
+        case .control: "control"
+        }
+    }
+}
+
+/// Who may connect and who may control. A peer the control grant admits may also read.
+public struct AccessPolicy: Hashable, Sendable {
+    public var read: AccessGrant
+    public var control: AccessGrant
+
+    public init(read: AccessGrant, control: AccessGrant) {
+        self.read = read
+        self.control = control
+    }
+
+    /// The default: the daemon's own user and the socket's group may read and control.
+    public static func owner(uid: UInt32, socketGroup gid: UInt32) -> AccessPolicy {
+        let grant = AccessGrant(uids: [uid], gids: [gid])
+        return AccessPolicy(read: grant, control: grant)
+    }
+
+    public func level(for peer: PeerCredentials) -> AccessLevel {
+        if control.admits(peer) { return .control }
+        if read.admits(peer) { return .read }
+        return .none
+    }
+}

@@ -1,0 +1,288 @@
+import EdgeSwipeCore
+import EdgeSwipeProtocol
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// One accepted client: its credentials, its outbox, and a way to reach its handler on its event loop.
+final class Connection: Sendable {
+    let id: UInt64
+    let peer: PeerCredentials
+    let access: AccessLevel
+    let channel: any Channel
+    let outbox: NIOLockedValueBox<OutboxState>
+    let handler: NIOLoopBound<ConnectionHandler>
+
+    init(id: UInt64, peer: PeerCredentials, access: AccessLevel, channel: any Channel, limits: (messages: Int, bytes: Int), handler: ConnectionHandler) {
+        self.id = id
+        self.peer = peer
+        self.access = access
+        self.channel = channel
+        self.outbox = NIOLockedValueBox(OutboxState(maxMessages: limits.messages, maxBytes: limits.bytes))
+        self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+    }
+
+    /// Queues the messages of `batch` that this connection subscribes to. Never blocks on the network: it
+    /// takes the outbox lock, and wakes the event loop only when the loop is idle.
+    func deliver(_ batch: SharedBatch) {
+        react(to: outbox.withLockedValue { $0.enqueue(batch) })
+    }
+
+    /// Queues the shutdown goodbye; the connection closes once it has been written, or after `timeout`.
+    func finish(with goodbye: SharedBatch, timeout: Duration) {
+        react(to: outbox.withLockedValue { $0.enqueueFinal(goodbye) })
+        let channel = self.channel
+        channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) { channel.close(promise: nil) }
+    }
+
+    private func react(to outcome: OutboxState.EnqueueOutcome) {
+        switch outcome {
+        case .queued, .refused:
+            break
+        case .wake:
+            channel.eventLoop.execute { self.handler.value.drain() }
+        case .overflowed(let messages, let bytes):
+            channel.eventLoop.execute { self.handler.value.cutOff(messages: messages, bytes: bytes) }
+        }
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+/// The pipeline handler of one connection: frames and answers requests, and writes the outbox while the channel
+/// is writable. Lives on the connection's event loop only.
+final class ConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let core: ServerCore
+    private let peer: PeerCredentials
+    private let access: AccessLevel
+    private let id: UInt64
+    private var logger: Logger
+    private var framer: LineFramer
+    private var context: ChannelHandlerContext?
+    private var connection: Connection?
+    /// The `seq` of the last line written: assigned at write time, so that coalescing leaves no gaps.
+    private var seq: UInt64 = 0
+    private var scratch: [QueuedMessage] = []
+    private var finished = false
+
+    /// Bytes handed to the channel per write: large enough to amortise the syscall, small enough to notice
+    /// unwritability soon.
+    private static let chunkBytes = 128 * 1024
+
+    init(core: ServerCore, peer: PeerCredentials, access: AccessLevel, id: UInt64) {
+        self.core = core
+        self.peer = peer
+        self.access = access
+        self.id = id
+        self.framer = LineFramer(maxLineBytes: core.configuration.maxLineBytes)
+        var logger = core.logger
+        logger[metadataKey: "connection"] = "\(id)"
+        logger[metadataKey: "peer"] = "\(peer)"
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive { register(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        register(context)
+        context.fireChannelActive()
+    }
+
+    private func register(_ context: ChannelHandlerContext) {
+        guard connection == nil else { return }
+        let c = Connection(
+            id: id, peer: peer, access: access, channel: context.channel,
+            limits: (core.configuration.maxQueuedMessages, core.configuration.maxQueuedBytes), handler: self)
+        connection = c
+        logger.debug("client connected", metadata: ["access": "\(access)"])
+        if !core.register(c) {
+            finished = true
+            context.close(promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finished = true
+        if let connection {
+            connection.outbox.withLockedValue { $0.close() }
+            core.unregister(connection)
+        }
+        logger.debug("client disconnected", metadata: ["lines_sent": "\(seq)"])
+        self.context = nil
+        context.fireChannelInactive()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { drain() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("connection error, closing", metadata: ["error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    // MARK: Writing
+
+    /// Writes queued messages while the channel is writable, numbering them as they go.
+    func drain() {
+        guard let context, let connection, !finished else { return }
+        var wrote = false
+        var done = false
+        while context.channel.isWritable {
+            scratch.removeAll(keepingCapacity: true)
+            done = connection.outbox.withLockedValue { $0.take(maxBytes: Self.chunkBytes, into: &scratch) }
+            guard !scratch.isEmpty else { break }
+            var total = 0
+            for m in scratch { total += m.byteCount }
+            var buffer = context.channel.allocator.buffer(capacity: total)
+            for m in scratch {
+                seq += 1
+                let message = m.batch.batch.messages[m.index]
+                buffer.writeStaticString(message.type.linePrefix)
+                JSONWriter.withDecimalDigits(of: seq) { _ = buffer.writeBytes(UnsafeRawBufferPointer($0)) }
+                m.batch.batch.withTail(m.index) { _ = buffer.writeBytes($0) }
+            }
+            context.write(wrapOutboundOut(buffer), promise: nil)
+            wrote = true
+            if done { break }
+        }
+        scratch.removeAll(keepingCapacity: scratch.capacity <= 1024)
+        if done {
+            closeAfterFlush(context)
+        } else if wrote {
+            context.flush()
+        }
+    }
+
+    private func closeAfterFlush(_ context: ChannelHandlerContext) {
+        finished = true
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: promise)
+        let channel = context.channel
+        promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    /// The backlog passed the bound: say goodbye (it gets through if the client ever reads again) and close.
+    func cutOff(messages: Int, bytes: Int) {
+        guard let context, !finished else { return }
+        logger.warning(
+            "client too slow, disconnecting",
+            metadata: ["backlog_messages": "\(messages)", "backlog_bytes": "\(bytes)"])
+        core.countCutOff()
+        var batch = EncodedBatch(capacity: 256)
+        batch.appendGoodbye(
+            .backlogExceeded,
+            message: "disconnected: \(messages) messages (\(bytes) bytes) were waiting, over the bound of \(core.configuration.maxQueuedMessages) messages or \(core.configuration.maxQueuedBytes) bytes; read faster or subscribe to fewer topics",
+            time: core.configuration.clock())
+        seq += 1
+        var buffer = context.channel.allocator.buffer(capacity: batch.messages[0].maxLineByteCount)
+        buffer.writeBytes(batch.line(0, seq: seq))
+        let channel = context.channel
+        channel.eventLoop.scheduleTask(in: TimeAmount(core.configuration.goodbyeTimeout)) { channel.close(promise: nil) }
+        closeAfterFlush(context, writing: buffer)
+    }
+
+    private func closeAfterFlush(_ context: ChannelHandlerContext, writing buffer: ByteBuffer) {
+        context.write(wrapOutboundOut(buffer), promise: nil)
+        closeAfterFlush(context)
+    }
+
+    // MARK: Reading
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        buffer.withUnsafeReadableBytes { bytes in
+            framer.feed(bytes) { frame in handle(frame) }
+        }
+    }
+
+    private func handle(_ frame: LineFramer.Frame) {
+        guard !finished else { return }
+        switch frame {
+        case .oversized(let number, let limit):
+            send(RequestError(
+                code: .lineTooLong,
+                reason: "line is longer than \(limit) bytes; the rest of it up to the next newline is discarded",
+                line: number))
+        case .line(let bytes, let number):
+            do {
+                dispatch(try RequestDecoder.decode(bytes, line: number))
+            } catch {
+                logger.debug("bad request", metadata: ["error": "\(error)"])
+                send(error)
+            }
+        }
+    }
+
+    private func dispatch(_ envelope: RequestEnvelope) {
+        let request = envelope.request
+        let place = (id: envelope.id, op: request.op, line: envelope.line)
+        if request.requiresControl && access < .control {
+            logger.notice("control request refused: read-only peer", metadata: ["op": "\(request.op)"])
+            send(RequestError(
+                code: .forbidden,
+                reason: "uid \(peer.uid) may read but not control; the access policy must grant it control for \(request.op)",
+                id: place.id, op: place.op, line: place.line))
+            return
+        }
+        switch request {
+        case .ping:
+            reply(id: place.id, op: place.op, .empty)
+        case .subscribe(let subscription):
+            connection?.outbox.withLockedValue { $0.filter.subscription = subscription }
+            reply(id: place.id, op: place.op, .subscribed(subscription))
+        case .daemon(let daemonRequest):
+            guard let handler = core.handler else {
+                send(RequestError(code: .unavailable, reason: "this server has no request handler", id: place.id, op: place.op, line: place.line))
+                return
+            }
+            guard let connection else { return }
+            let limit = core.configuration.maxRequestsInFlight
+            guard connection.outbox.withLockedValue({ $0.beginRequest(limit: limit) }) else {
+                send(RequestError(
+                    code: .tooManyRequests,
+                    reason: "\(limit) requests are still waiting for their replies; wait for some first",
+                    id: place.id, op: place.op, line: place.line))
+                return
+            }
+            let requestContext = RequestContext(
+                peer: peer, access: access, connectionID: id, requestID: place.id, snapshot: core.snapshot())
+            let core = self.core
+            Task {
+                var batch = EncodedBatch(capacity: 512)
+                do throws(RequestError) {
+                    let result = try await handler.handle(daemonRequest, context: requestContext)
+                    batch.appendReply(id: place.id, op: place.op, result: result, time: core.configuration.clock())
+                } catch {
+                    batch.appendError(error.answering(id: place.id, op: place.op, line: place.line), time: core.configuration.clock())
+                }
+                connection.outbox.withLockedValue { $0.endRequest() }
+                connection.deliver(SharedBatch(batch))
+            }
+        }
+    }
+
+    private func reply(id: RequestID?, op: String, _ result: ReplyResult) {
+        var batch = EncodedBatch(capacity: 256)
+        batch.appendReply(id: id, op: op, result: result, time: core.configuration.clock())
+        connection?.deliver(SharedBatch(batch))
+    }
+
+    private func send(_ error: RequestError) {
+        var batch = EncodedBatch(capacity: 256)
+        batch.appendError(error, time: core.configuration.clock())
+        connection?.deliver(SharedBatch(batch))
+    }
+}

@@ -1,0 +1,339 @@
+public import EdgeSwipeCore
+public import EdgeSwipeProtocol
+import Foundation
+import Glibc
+public import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// State shared by the publisher, the acceptor and every connection.
+final class ServerCore: Sendable {
+    struct Registry {
+        var snapshot: ServerSnapshot
+        var connections: [UInt64: Connection] = [:]
+        var nextConnectionID: UInt64 = 1
+        var closing = false
+        /// Sized from the previous publish, so that a steady stream allocates each batch once.
+        var batchCapacity = 4096
+        var accepted = 0
+        var rejected = 0
+        var cutOff = 0
+        /// Coalesced counts of connections that have gone.
+        var retiredCoalesced = 0
+    }
+
+    let configuration: ServerConfiguration
+    let logger: Logger
+    let handler: (any EdgeSwipeRequestHandler)?
+    let policy: AccessPolicy
+    let registry: NIOLockedValueBox<Registry>
+
+    init(configuration: ServerConfiguration, snapshot: ServerSnapshot, handler: (any EdgeSwipeRequestHandler)?, policy: AccessPolicy, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        self.handler = handler
+        self.policy = policy
+        self.registry = NIOLockedValueBox(Registry(snapshot: snapshot))
+    }
+
+    func nextConnectionID() -> UInt64 {
+        registry.withLockedValue { r in
+            defer { r.nextConnectionID += 1 }
+            return r.nextConnectionID
+        }
+    }
+
+    /// Adds a connection and queues its hello, atomically with respect to publishing: the hello's snapshot
+    /// includes exactly the events published before it, and the connection receives exactly those after it.
+    func register(_ connection: Connection) -> Bool {
+        registry.withLockedValue { r in
+            guard !r.closing else { return false }
+            var batch = EncodedBatch(capacity: 4096)
+            batch.appendHello(
+                r.snapshot, access: AccessInfo(read: true, control: connection.access >= .control),
+                maxLineBytes: configuration.maxLineBytes, time: configuration.clock())
+            r.connections[connection.id] = connection
+            r.accepted += 1
+            connection.deliver(SharedBatch(batch))
+            return true
+        }
+    }
+
+    func unregister(_ connection: Connection) {
+        let coalesced = connection.outbox.withLockedValue { $0.coalesced }
+        registry.withLockedValue { r in
+            if r.connections.removeValue(forKey: connection.id) != nil { r.retiredCoalesced += coalesced }
+        }
+    }
+
+    func countRejected() { registry.withLockedValue { $0.rejected += 1 } }
+    func countCutOff() { registry.withLockedValue { $0.cutOff += 1 } }
+
+    func snapshot() -> ServerSnapshot { registry.withLockedValue { $0.snapshot } }
+
+    /// Encodes `events` once, updates the snapshot, and hands the batch to every connection.
+    func publish<S: Sequence>(_ events: S) where S.Element == EngineEvent {
+        registry.withLockedValue { r in
+            guard !r.closing else { return }
+            var batch = EncodedBatch(capacity: r.batchCapacity)
+            for event in events {
+                r.snapshot.apply(event)
+                batch.append(event)
+            }
+            guard !batch.isEmpty else { return }
+            r.batchCapacity = max(1024, batch.byteCount)
+            let shared = SharedBatch(batch)
+            for connection in r.connections.values { connection.deliver(shared) }
+        }
+    }
+
+    func publish(_ build: (inout EncodedBatch, inout ServerSnapshot) -> Void) {
+        registry.withLockedValue { r in
+            guard !r.closing else { return }
+            var batch = EncodedBatch(capacity: 1024)
+            build(&batch, &r.snapshot)
+            let shared = SharedBatch(batch)
+            for connection in r.connections.values { connection.deliver(shared) }
+        }
+    }
+}
+
+/// The socket server: accepts clients that pass the access policy, says hello, streams every published engine
+/// event to every subscribed client, and hands requests that need the engine to the daemon's handler.
+///
+/// The daemon owns the engine; the server is one more consumer of its events. Call ``publish(_:)`` from the
+/// input thread after each engine step: it encodes each message once and returns without waiting for any
+/// client. A slow client has its progress updates coalesced (latest wins) and is disconnected once its backlog
+/// passes the bound, without ever holding up the others.
+///
+/// Connections are accepted on a dedicated thread that blocks in `poll` (no timers while idle), so that the
+/// peer's credentials are checked on the raw socket before the connection reaches the event loop or a single
+/// byte is sent.
+public final class EdgeSwipeServer: Sendable {
+    let core: ServerCore
+    private let listener: ListeningSocket
+    private let group: MultiThreadedEventLoopGroup
+    private let acceptor: Acceptor
+    private let stopped = NIOLockedValueBox(false)
+
+    /// The path of the socket, when it has one (a bound path, or the path of an adopted socket).
+    public let socketPath: String?
+    /// The policy in force (the default one resolved against the socket's group).
+    public var accessPolicy: AccessPolicy { core.policy }
+
+    private init(core: ServerCore, listener: ListeningSocket, group: MultiThreadedEventLoopGroup, acceptor: Acceptor, socketPath: String?) {
+        self.core = core
+        self.listener = listener
+        self.group = group
+        self.acceptor = acceptor
+        self.socketPath = socketPath
+    }
+
+    /// Binds or adopts the listening socket and starts accepting.
+    ///
+    /// - Parameters:
+    ///   - snapshot: the state a client's hello describes until events change it (`Engine.snapshot`,
+    ///     `Engine.knownDevices` and the configuration summary).
+    ///   - handler: answers `status`, `devices` and the control ops; without one they get `unavailable`.
+    public static func start(
+        configuration: ServerConfiguration, snapshot: ServerSnapshot,
+        handler: (any EdgeSwipeRequestHandler)?, logger: Logger
+    ) throws(ServerError) -> EdgeSwipeServer {
+        let listener: ListeningSocket
+        let path: String?
+        switch configuration.listener {
+        case .path(let p):
+            listener = try ListeningSocket.bind(path: p, mode: configuration.socketMode, backlog: configuration.listenBacklog)
+            path = p
+        case .fileDescriptor(let fd):
+            listener = try ListeningSocket.adopt(fd: fd)
+            guard listen(fd, configuration.listenBacklog) == 0 else {
+                throw .notAListeningSocket(fd: fd, reason: "listen failed: \(errnoDescription(errno))")
+            }
+            path = boundPath(of: fd)
+        }
+        let policy = configuration.access ?? .owner(uid: UInt32(getuid()), socketGroup: listener.group)
+        let core = ServerCore(configuration: configuration, snapshot: snapshot, handler: handler, policy: policy, logger: logger)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
+        let acceptor: Acceptor
+        do {
+            acceptor = try Acceptor(listener: listener, core: core, group: group)
+        } catch {
+            listener.close()
+            try? group.syncShutdownGracefully()
+            throw error
+        }
+        acceptor.start()
+        logger.info(
+            "listening",
+            metadata: [
+                "socket": "\(path ?? "fd \(listener.fd)")",
+                "read_uids": "\(policy.read.uids.sorted())", "read_gids": "\(policy.read.gids.sorted())",
+                "control_uids": "\(policy.control.uids.sorted())", "control_gids": "\(policy.control.gids.sorted())",
+            ])
+        return EdgeSwipeServer(core: core, listener: listener, group: group, acceptor: acceptor, socketPath: path)
+    }
+
+    /// Streams engine events to every client (trace events are not sent). Thread-safe and non-blocking: each
+    /// message is encoded once, here, and queued for every connection; the event loops write them out.
+    public func publish<S: Sequence>(_ events: S) where S.Element == EngineEvent {
+        core.publish(events)
+    }
+
+    public func publish(_ event: EngineEvent) {
+        core.publish(CollectionOfOne(event))
+    }
+
+    /// Tells clients how a configuration reload went; a reloaded summary replaces the one in later hellos.
+    public func publishConfig(_ result: ConfigResult, message: String, config: ConfigSummary?) {
+        let time = core.configuration.clock()
+        core.publish { batch, snapshot in
+            if result == .reloaded, let config { snapshot.config = config }
+            batch.appendConfig(result, message: message, config: config, time: time)
+        }
+    }
+
+    /// The server's current picture (what a new client's hello would describe).
+    public func snapshot() -> ServerSnapshot { core.snapshot() }
+
+    public var statistics: ServerStatistics {
+        core.registry.withLockedValue { r in
+            var coalesced = r.retiredCoalesced
+            for c in r.connections.values { coalesced += c.outbox.withLockedValue { $0.coalesced } }
+            return ServerStatistics(
+                connections: r.connections.count, accepted: r.accepted, rejectedPeers: r.rejected,
+                disconnectedForBacklog: r.cutOff, coalescedMessages: coalesced)
+        }
+    }
+
+    /// Stops accepting, sends `goodbye` to every client after what is already queued for it, waits for the
+    /// connections to drain and close (each at most `goodbyeTimeout`), removes the socket file if we created
+    /// it, and stops the event loops. Publish the engine's final events (for example after `Engine.cancelAll`)
+    /// before calling this, so clients see every transition end.
+    public func shutdown(message: String = "the server is shutting down") async {
+        guard stopped.withLockedValue({ s in defer { s = true }; return !s }) else { return }
+        await acceptor.stop()
+        listener.close()
+        let connections = core.registry.withLockedValue { r in
+            r.closing = true
+            return Array(r.connections.values)
+        }
+        var goodbye = EncodedBatch(capacity: 256)
+        goodbye.appendGoodbye(.shutdown, message: message, time: core.configuration.clock())
+        let shared = SharedBatch(goodbye)
+        for c in connections { c.finish(with: shared, timeout: core.configuration.goodbyeTimeout) }
+        for c in connections { try? await c.channel.closeFuture.get() }
+        core.logger.info("stopped", metadata: ["clients_said_goodbye": "\(connections.count)"])
+        try? await group.shutdownGracefully()
+    }
+}
+
+/// Accepts connections on its own thread, checks each peer's credentials on the raw socket, and hands the
+/// admitted ones to NIO. It sleeps in `poll` until a client connects or ``stop()`` writes to its wake pipe.
+final class Acceptor: Sendable {
+    private let listener: ListeningSocket
+    private let core: ServerCore
+    private let group: MultiThreadedEventLoopGroup
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let exited: EventLoopPromise<Void>
+
+    init(listener: ListeningSocket, core: ServerCore, group: MultiThreadedEventLoopGroup) throws(ServerError) {
+        guard let pipe = makeWakePipe() else {
+            throw .system(call: "pipe", subject: "acceptor wake-up pipe", errno: errno)
+        }
+        self.listener = listener
+        self.core = core
+        self.group = group
+        self.wakeRead = pipe.read
+        self.wakeWrite = pipe.write
+        self.exited = group.next().makePromise(of: Void.self)
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            self.run()
+            self.exited.succeed(())
+        }
+        thread.name = "edgeswipe-accept"
+        thread.start()
+    }
+
+    func stop() async {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+        try? await exited.futureResult.get()
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    private func run() {
+        var fds = [
+            pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            fds[0].revents = 0
+            fds[1].revents = 0
+            let ready = poll(&fds, 2, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                core.logger.error("poll on the listening socket failed; no longer accepting", metadata: ["errno": "\(errno)"])
+                return
+            }
+            if fds[1].revents != 0 { return }
+            guard fds[0].revents != 0 else { continue }
+            let fd = acceptConnection(listener.fd)
+            if fd < 0 {
+                switch errno {
+                case EAGAIN, EINTR, ECONNABORTED, EPROTO:
+                    continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    // Out of descriptors: the pending connection stays readable, so wait briefly (only in this
+                    // state) instead of spinning on it.
+                    core.logger.error("accept failed: out of file descriptors", metadata: ["errno": "\(errno)"])
+                    var wake = [fds[1]]
+                    if poll(&wake, 1, 100) > 0 { return }
+                    continue
+                default:
+                    core.logger.error("accept failed; no longer accepting", metadata: ["errno": "\(errno)"])
+                    return
+                }
+            }
+            admit(fd)
+        }
+    }
+
+    private func admit(_ fd: Int32) {
+        let peer: PeerCredentials
+        do {
+            peer = try peerCredentials(of: fd)
+        } catch {
+            core.logger.warning("refused a connection whose credentials cannot be read", metadata: ["error": "\(error)"])
+            close(fd)
+            return
+        }
+        let access = core.policy.level(for: peer)
+        guard access > .none else {
+            core.countRejected()
+            core.logger.notice(
+                "refused connection: peer is not in the access policy",
+                metadata: ["pid": "\(peer.pid)", "uid": "\(peer.uid)", "gid": "\(peer.gid)"])
+            close(fd)
+            return
+        }
+        let core = self.core
+        let id = core.nextConnectionID()
+        ClientBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(core: core, peer: peer, access: access, id: id))
+                }
+            }
+            .withConnectedSocket(fd)
+            .whenFailure { error in
+                core.logger.warning("could not set up an accepted connection", metadata: ["error": "\(error)"])
+            }
+    }
+}

@@ -1,0 +1,160 @@
+import EdgeSwipeProtocol
+
+/// A batch of encoded messages shared by every connection that has yet to send some of them.
+final class SharedBatch: Sendable {
+    let batch: EncodedBatch
+    init(_ batch: EncodedBatch) { self.batch = batch }
+}
+
+/// A message waiting in an outbox: a reference into a shared batch.
+struct QueuedMessage {
+    let batch: SharedBatch
+    let index: Int
+    let byteCount: Int
+    let key: CoalescingKey?
+}
+
+/// One connection's undelivered messages, guarded by the connection's lock.
+///
+/// The publisher appends (any thread); the connection's event loop takes. A progress message whose key already
+/// has one waiting replaces it: the old slot becomes a tombstone and the new one goes to the back, so what a
+/// slow client receives is always a subsequence of the stream, in order, that lacks only superseded progress.
+/// Everything else is never dropped; a backlog past the bound ends the connection instead.
+struct OutboxState {
+    enum Phase: Equatable { case open, closing, overflowed, closed }
+
+    enum EnqueueOutcome: Equatable {
+        /// Queued; the event loop is already draining or blocked on writability.
+        case queued
+        /// Queued; the event loop must be woken to drain.
+        case wake
+        /// The backlog passed the bound: everything was dropped and the connection must be cut off.
+        case overflowed(messages: Int, bytes: Int)
+        /// The connection is closing or closed; nothing was queued.
+        case refused
+    }
+
+    let maxMessages: Int
+    let maxBytes: Int
+    var filter = SubscriptionFilter()
+    private(set) var phase = Phase.open
+    private var slots: [QueuedMessage?] = []
+    private var head = 0
+    /// The absolute position of `slots[0]`, so that positions in `pendingByKey` survive compaction.
+    private var base = 0
+    private var pendingByKey: [CoalescingKey: Int] = [:]
+    private(set) var liveCount = 0
+    private(set) var liveBytes = 0
+    private(set) var coalesced = 0
+    /// Requests of this connection waiting for the daemon's handler. Kept here rather than on the event loop so
+    /// that a handler finishing after the connection (or the server) has gone never schedules work on a loop.
+    private(set) var requestsInFlight = 0
+    /// Set when the event loop found nothing to send, so the next enqueue must wake it.
+    private var wakeNeeded = true
+
+    init(maxMessages: Int, maxBytes: Int) {
+        self.maxMessages = maxMessages
+        self.maxBytes = maxBytes
+    }
+
+    mutating func enqueue(_ shared: SharedBatch) -> EnqueueOutcome {
+        guard phase == .open else { return .refused }
+        return append(shared)
+    }
+
+    /// Queues the last message (the shutdown goodbye): afterwards nothing else is accepted, and the connection
+    /// closes once the queue has drained.
+    mutating func enqueueFinal(_ shared: SharedBatch) -> EnqueueOutcome {
+        guard phase == .open else { return .refused }
+        let outcome = append(shared)
+        if phase == .open { phase = .closing }
+        return outcome
+    }
+
+    private mutating func append(_ shared: SharedBatch) -> EnqueueOutcome {
+        let batch = shared.batch
+        var added = false
+        for i in 0..<batch.count {
+            let message = batch.messages[i]
+            guard filter.admits(message) else { continue }
+            let key = message.role.coalescingKey
+            if let key, let old = pendingByKey[key] {
+                let slot = old - base
+                if let superseded = slots[slot] {
+                    slots[slot] = nil
+                    liveCount -= 1
+                    liveBytes -= superseded.byteCount
+                    coalesced += 1
+                }
+            }
+            let byteCount = message.maxLineByteCount
+            slots.append(QueuedMessage(batch: shared, index: i, byteCount: byteCount, key: key))
+            if let key { pendingByKey[key] = base + slots.count - 1 }
+            liveCount += 1
+            liveBytes += byteCount
+            added = true
+        }
+        if liveCount > maxMessages || liveBytes > maxBytes {
+            let outcome = EnqueueOutcome.overflowed(messages: liveCount, bytes: liveBytes)
+            discardAll()
+            phase = .overflowed
+            return outcome
+        }
+        guard added, wakeNeeded else { return .queued }
+        wakeNeeded = false
+        return .wake
+    }
+
+    /// Moves up to about `maxBytes` of messages, oldest first, into `out`. Returns whether the connection is
+    /// finished (closing, and nothing is left to send).
+    mutating func take(maxBytes: Int, into out: inout [QueuedMessage]) -> Bool {
+        let before = out.count
+        var bytes = 0
+        while head < slots.count, bytes < maxBytes {
+            if let m = slots[head] {
+                slots[head] = nil
+                out.append(m)
+                bytes += m.byteCount
+                liveCount -= 1
+                liveBytes -= m.byteCount
+                if let key = m.key, pendingByKey[key] == base + head { pendingByKey[key] = nil }
+            }
+            head += 1
+        }
+        if head == slots.count {
+            base += slots.count
+            slots.removeAll(keepingCapacity: slots.capacity <= 4096)
+            head = 0
+        } else if head >= 1024, head * 2 >= slots.count {
+            slots.removeFirst(head)
+            base += head
+            head = 0
+        }
+        if out.count == before { wakeNeeded = true }
+        return phase == .closing && liveCount == 0
+    }
+
+    /// Counts a request handed to the daemon, unless `limit` are already waiting.
+    mutating func beginRequest(limit: Int) -> Bool {
+        guard requestsInFlight < limit else { return false }
+        requestsInFlight += 1
+        return true
+    }
+
+    mutating func endRequest() { requestsInFlight -= 1 }
+
+    /// The connection went away.
+    mutating func close() {
+        discardAll()
+        phase = .closed
+    }
+
+    private mutating func discardAll() {
+        base += slots.count
+        slots.removeAll()
+        head = 0
+        pendingByKey.removeAll()
+        liveCount = 0
+        liveBytes = 0
+    }
+}

@@ -1,0 +1,87 @@
+public import EdgeSwipeCore
+public import EdgeSwipeProtocol
+
+/// How the server listens, whom it lets in, and how much it buffers for each client.
+public struct ServerConfiguration: Sendable {
+    /// Where connections come from.
+    public enum Listener: Hashable, Sendable {
+        /// Bind this path. A stale socket file (nobody accepts on it) is replaced; a live one is refused. The file
+        /// is removed at shutdown if it is still ours.
+        case path(String)
+        /// Adopt a descriptor that is already bound and listening: systemd socket activation
+        /// (``SocketActivation/listeningDescriptors()``). It is never unlinked.
+        case fileDescriptor(Int32)
+    }
+
+    public var listener: Listener
+    /// Reported in `hello` and `status`, e.g. `edgeswiped 0.1.0`.
+    public var serverVersion: String
+    /// `nil` means the default: the daemon's uid and the socket file's group may read and control.
+    public var access: AccessPolicy?
+    /// The mode of a socket file we bind (0660: owner and group).
+    public var socketMode: UInt32 = 0o660
+    public var listenBacklog: Int32 = 1024
+    /// The longest request line accepted, terminator excluded.
+    public var maxLineBytes: Int = WireProtocol.maxLineBytes
+    /// A client whose undelivered backlog passes either bound is disconnected with `goodbye` `backlog-exceeded`.
+    /// Progress updates are coalesced first, so only a client that stopped reading ever gets there.
+    public var maxQueuedMessages: Int = 4096
+    public var maxQueuedBytes: Int = 16 * 1024 * 1024
+    /// Requests of one connection that may wait for the daemon's handler at once.
+    public var maxRequestsInFlight: Int = 32
+    /// How long a `goodbye` may take to drain before the connection is closed anyway.
+    public var goodbyeTimeout: Duration = .seconds(2)
+    public var eventLoopThreads: Int = 1
+    /// The clock of `time_us` on the messages the server makes itself (hello, reply, error, config, goodbye).
+    /// Engine events keep their own times; a daemon replaying a recording passes its replay clock here.
+    public var clock: @Sendable () -> MonotonicInstant = { MonotonicInstant(microseconds: monotonicMicroseconds()) }
+
+    public init(listener: Listener, serverVersion: String) {
+        self.listener = listener
+        self.serverVersion = serverVersion
+    }
+}
+
+/// Counters for logs and tests.
+public struct ServerStatistics: Hashable, Sendable {
+    public var connections: Int
+    /// Connections accepted since start (rejected ones are not counted).
+    public var accepted: Int
+    /// Connections refused by the access policy, closed without a byte.
+    public var rejectedPeers: Int
+    /// Clients cut off because their backlog passed the bound.
+    public var disconnectedForBacklog: Int
+    /// Progress messages superseded before a slow client read them.
+    public var coalescedMessages: Int
+}
+
+/// What the daemon learns about a request besides the request itself.
+public struct RequestContext: Sendable {
+    public var peer: PeerCredentials
+    public var access: AccessLevel
+    /// Unique per connection for the life of the server, for logs.
+    public var connectionID: UInt64
+    public var requestID: RequestID?
+    /// The server's picture when the request was read: what a `status` reply normally returns.
+    public var snapshot: ServerSnapshot
+}
+
+/// The daemon's side of requests. The server answers `subscribe` and `ping` itself and checks access before
+/// calling; everything else (which needs the engine) comes here. Replies go back to the requesting connection
+/// with the request's `id`; a thrown ``RequestError`` becomes an `error` message with its code.
+public protocol EdgeSwipeRequestHandler: Sendable {
+    func handle(_ request: DaemonRequest, context: RequestContext) async throws(RequestError) -> ReplyResult
+}
+
+/// A request handler made of a closure.
+public struct RequestHandlerClosure: EdgeSwipeRequestHandler {
+    let body: @Sendable (DaemonRequest, RequestContext) async throws(RequestError) -> ReplyResult
+
+    public init(_ body: @escaping @Sendable (DaemonRequest, RequestContext) async throws(RequestError) -> ReplyResult) {
+        self.body = body
+    }
+
+    public func handle(_ request: DaemonRequest, context: RequestContext) async throws(RequestError) -> ReplyResult {
+        try await body(request, context)
+    }
+}

@@ -1,0 +1,149 @@
+import EdgeSwipeServer
+import Foundation
+import Glibc
+import Testing
+
+/// A bound Unix socket made with plain system calls: a stand-in for systemd's sockets.
+func makeSocket(_ type: Int32, at path: String, listening: Bool) throws -> Int32 {
+    let fd = socket(AF_UNIX, type | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    var bytes = Array(path.utf8)
+    let abstract = bytes.first == UInt8(ascii: "@")
+    if abstract { bytes[0] = 0 }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 0 : 1))
+    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 } }
+    guard bound else { throw TestFailure("bind \(path): errno \(errno)") }
+    if listening { guard listen(fd, 16) == 0 else { throw TestFailure("listen: errno \(errno)") } }
+    return fd
+}
+
+@Suite("Socket file, activation and notification")
+struct SystemdTests {
+    @Test("the socket is created with mode 0660; a stale file is replaced; a live socket and other files are refused")
+    func socketFile() async throws {
+        let dir = try TempDir()
+        let path = dir.file("s.sock")
+        // A stale socket: bound, never listened on, closed; the file stays behind.
+        close(try makeSocket(Int32(SOCK_STREAM.rawValue), at: path, listening: false))
+        #expect(access(path, F_OK) == 0)
+        let server = try TestServer.start(TestServer.configuration(path))
+        var st = stat()
+        #expect(stat(path, &st) == 0 && st.st_mode & 0o777 == 0o660)
+        let client = try TestClient(path: path)
+        client.startReading()
+        try await client.wait(for: "hello") { if case .hello = $0 { true } else { false } }
+
+        #expect(throws: ServerError.socketInUse(path: path)) { try TestServer.start(TestServer.configuration(path)) }
+        client.close()
+        await server.shutdown()
+        #expect(access(path, F_OK) != 0)
+
+        let file = dir.file("notes.txt")
+        try "keep me".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(throws: ServerError.pathOccupied(path: file, what: "a file")) { try TestServer.start(TestServer.configuration(file)) }
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep me")
+        let long = dir.path + "/" + String(repeating: "x", count: 120)
+        #expect(throws: ServerError.pathTooLong(path: long, bytes: long.utf8.count)) { try TestServer.start(TestServer.configuration(long)) }
+    }
+
+    @Test("an adopted listening descriptor serves clients and its file is left alone at shutdown")
+    func adoptsListeningDescriptor() async throws {
+        let dir = try TempDir()
+        let path = dir.file("activated.sock")
+        let fd = try makeSocket(Int32(SOCK_STREAM.rawValue), at: path, listening: true)
+        let server = try TestServer.start(ServerConfiguration(listener: .fileDescriptor(fd), serverVersion: "edgeswiped test"))
+        #expect(server.socketPath == path)
+        let client = try TestClient(path: path)
+        client.startReading()
+        try await client.wait(for: "hello") { if case .hello = $0 { true } else { false } }
+        client.close()
+        await server.shutdown()
+        #expect(access(path, F_OK) == 0, "systemd owns the file of an activated socket")
+    }
+
+    @Test("descriptors that are not listening Unix stream sockets are refused with the reason")
+    func refusesOtherDescriptors() throws {
+        let dir = try TempDir()
+        let datagram = try makeSocket(Int32(SOCK_DGRAM.rawValue), at: dir.file("d.sock"), listening: false)
+        defer { close(datagram) }
+        let idle = try makeSocket(Int32(SOCK_STREAM.rawValue), at: dir.file("i.sock"), listening: false)
+        defer { close(idle) }
+        let file = open("/dev/null", O_RDONLY)
+        defer { close(file) }
+        for (fd, reason) in [(datagram, "not a stream socket"), (idle, "not listening"), (file, "not a socket"), (9999, "not an open descriptor")] {
+            #expect {
+                try TestServer.start(ServerConfiguration(listener: .fileDescriptor(fd), serverVersion: "t"))
+            } throws: { error in
+                guard case .notAListeningSocket(let f, let r) = error as? ServerError else { return false }
+                return f == fd && r.contains(reason)
+            }
+        }
+    }
+
+    @Test("LISTEN_PID and LISTEN_FDS are honoured only for this process", arguments: [
+        (["LISTEN_PID": "\(getpid())", "LISTEN_FDS": "1"], [Int32(3)]),
+        (["LISTEN_PID": "\(getpid())", "LISTEN_FDS": "3", "LISTEN_FDNAMES": "a:b:c"], [3, 4, 5]),
+        (["LISTEN_PID": "\(getpid() + 1)", "LISTEN_FDS": "1"], []),
+        (["LISTEN_FDS": "1"], []),
+        ([:], []),
+    ])
+    func activationEnvironment(_ environment: [String: String], _ expected: [Int32]) throws {
+        #expect(try SocketActivation.listeningDescriptors(environment: environment, pid: getpid()) == expected)
+    }
+
+    @Test("malformed activation variables are errors that say which", arguments: [
+        (["LISTEN_PID": "abc", "LISTEN_FDS": "1"], "LISTEN_PID is not a process id"),
+        (["LISTEN_PID": "\(getpid())"], "LISTEN_FDS is missing"),
+        (["LISTEN_PID": "\(getpid())", "LISTEN_FDS": "-1"], "LISTEN_FDS is not a descriptor count"),
+    ])
+    func malformedActivation(_ environment: [String: String], _ reason: String) {
+        #expect {
+            try SocketActivation.listeningDescriptors(environment: environment, pid: getpid())
+        } throws: { error in
+            guard case .invalidActivation(let r) = error as? ServerError else { return false }
+            return r.contains(reason)
+        }
+    }
+
+    @Test("sd_notify reaches a datagram socket standing in for NOTIFY_SOCKET, by path and by abstract name",
+          arguments: [false, true])
+    func notify(_ abstract: Bool) throws {
+        let dir = try TempDir()
+        let name = abstract ? "@edgeswipe-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))" : dir.file("notify")
+        let receiver = try makeSocket(Int32(SOCK_DGRAM.rawValue), at: name, listening: false)
+        defer { close(receiver) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(receiver, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let notifier = try #require(SDNotify(environment: ["NOTIFY_SOCKET": name]))
+        func receive() throws -> String {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let n = buffer.withUnsafeMutableBytes { recv(receiver, $0.baseAddress, $0.count, 0) }
+            guard n >= 0 else { throw TestFailure("recv: errno \(errno)") }
+            return String(decoding: buffer[0..<n], as: UTF8.self)
+        }
+        try notifier.send(.ready, .status("listening on\nthe socket"))
+        #expect(try receive() == "READY=1\nSTATUS=listening on the socket")
+        try notifier.send(.watchdog)
+        #expect(try receive() == "WATCHDOG=1")
+        try notifier.send([.stopping, .mainPID(42)])
+        #expect(try receive() == "STOPPING=1\nMAINPID=42")
+        #expect(SDNotify(environment: [:]) == nil)
+        #expect(throws: NotifyError.self) { try SDNotify(socketPath: dir.file("nobody-listens")).send(.ready) }
+    }
+
+    @Test("the watchdog interval comes from WATCHDOG_USEC, for this process only", arguments: [
+        (["WATCHDOG_USEC": "20000000"], Duration?.some(.seconds(20))),
+        (["WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "\(getpid())"], .seconds(3)),
+        (["WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "\(getpid() + 1)"], nil),
+        ([:], nil),
+    ])
+    func watchdog(_ environment: [String: String], _ timeout: Duration?) throws {
+        let w = try Watchdog.fromEnvironment(environment, pid: getpid())
+        #expect(w?.timeout == timeout)
+        if let w { #expect(w.pingInterval == w.timeout / 2) }
+        #expect(throws: ServerError.self) { try Watchdog.fromEnvironment(["WATCHDOG_USEC": "soon"], pid: getpid()) }
+    }
+}
