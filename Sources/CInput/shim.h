@@ -7,4 +7,10 @@
 #include <fcntl.h>
 #include <errno.h>
 #include <unistd.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
+/* ppoll(2) is a GNU extension, which Swift's Glibc module does not declare. The daemon's input thread needs its
+   nanosecond timeout: poll(2) takes whole milliseconds. */
+extern int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const __sigset_t *sigmask);
 #endif

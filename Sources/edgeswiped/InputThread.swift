@@ -1,5 +1,5 @@
-import CInput
 import EdgeSwipeCore
+import EdgeSwipeInput
 import Glibc
 import Logging
 import Synchronization
@@ -96,30 +96,24 @@ final class InputThread: @unchecked Sendable {
     var hasFinished: Bool { finished.withLock { $0 } }
 
     private func run() {
-        var pollfds: [pollfd] = []
+        let waiter = DescriptorWaiter()
         var stopping = false
         while !stopping {
-            pollfds.removeAll(keepingCapacity: true)
-            pollfds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
-            for s in sources { for fd in s.pollDescriptors { pollfds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) } }
+            waiter.removeAll()
+            waiter.add(wakeFD)
+            for s in sources { for fd in s.pollDescriptors { waiter.add(fd) } }
             let now = MonotonicClock.now()
             var deadline = engine.nextDeadline
             for s in sources { if let w = s.nextWakeup { deadline = min(deadline ?? w, w) } }
             // ppoll, not poll: poll's timeout is whole milliseconds, rounded up, which woke every replayed event
             // and run-out tick up to 1 ms late (0.5 ms on average; docs/PERFORMANCE.md).
-            let ready: Int32
-            if let deadline {
-                let waitUS = deadline <= now ? 0 : min(60_000_000, (deadline - now).value)
-                var timeout = timespec(tv_sec: Int(waitUS / 1_000_000), tv_nsec: Int(waitUS % 1_000_000) * 1000)
-                ready = ppoll(&pollfds, nfds_t(pollfds.count), &timeout, nil)
-            } else {
-                ready = ppoll(&pollfds, nfds_t(pollfds.count), nil, nil)
-            }
+            let waitUS = deadline.map { $0 <= now ? 0 : min(60_000_000, ($0 - now).value) }
+            let ready = waiter.wait(timeoutMicroseconds: waitUS)
             if ready < 0 && errno != EINTR {
                 logger.critical("poll failed: \(String(cString: strerror(errno)))")
                 break
             }
-            if pollfds[0].revents != 0 {
+            if waiter.isReady(0) {
                 var drain = [UInt8](repeating: 0, count: 64)
                 while read(wakeFD, &drain, drain.count) > 0 {}
             }
