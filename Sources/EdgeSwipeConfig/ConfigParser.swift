@@ -20,6 +20,12 @@ public enum ConfigParser {
 
     /// Parses configuration text; `file` is only used in error messages.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> EdgeSwipeSettings {
+        // Hardening (issue 7): text that toml++ cannot be handed safely is refused first (TOMLPrecheck.swift).
+        do throws(TOMLPrecheck.Problem) {
+            try TOMLPrecheck.check(text)
+        } catch {
+            throw ConfigError(file: file, line: error.line, message: error.message)
+        }
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)

@@ -96,7 +96,11 @@ public struct DeviceFilter: Hashable, Sendable {
         if p["ID_INPUT_MOUSE"] == "1" { return .reject("a mouse") }
         if p["ID_INPUT_POINTINGSTICK"] == "1" { return .reject("a pointing stick") }
         if p["ID_INPUT_JOYSTICK"] == "1" { return .reject("a joystick") }
-        if p["ID_INPUT_TABLET"] == "1" && p["ID_INPUT_TOUCHSCREEN"] != "1" { return .reject("a pen tablet") }
+        // libwacom tags a tablet's finger device ID_INPUT_TABLET and ID_INPUT_TOUCHPAD (or TOUCHSCREEN): that one is
+        // a touch surface; only a tablet with neither is a pen.
+        if p["ID_INPUT_TABLET"] == "1" && p["ID_INPUT_TOUCHSCREEN"] != "1" && p["ID_INPUT_TOUCHPAD"] != "1" {
+            return .reject("a pen tablet")
+        }
         let kind: DeviceKind
         if p["ID_INPUT_TOUCHSCREEN"] == "1" {
             kind = .touchscreen

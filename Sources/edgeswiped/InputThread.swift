@@ -98,6 +98,9 @@ final class InputThread: @unchecked Sendable {
     private func run() {
         let waiter = DescriptorWaiter()
         var stopping = false
+        // libinput queues the devices present at start (coldplug) when its seat is assigned, before its descriptor
+        // ever becomes readable: the first pass services every source without waiting.
+        var firstPass = true
         while !stopping {
             waiter.removeAll()
             waiter.add(wakeFD)
@@ -107,7 +110,8 @@ final class InputThread: @unchecked Sendable {
             for s in sources { if let w = s.nextWakeup { deadline = min(deadline ?? w, w) } }
             // ppoll, not poll: poll's timeout is whole milliseconds, rounded up, which woke every replayed event
             // and run-out tick up to 1 ms late (0.5 ms on average; docs/PERFORMANCE.md).
-            let waitUS = deadline.map { $0 <= now ? 0 : min(60_000_000, ($0 - now).value) }
+            let waitUS = firstPass ? 0 : deadline.map { $0 <= now ? 0 : min(60_000_000, ($0 - now).value) }
+            firstPass = false
             let ready = waiter.wait(timeoutMicroseconds: waitUS)
             if ready < 0 && errno != EINTR {
                 logger.critical("poll failed: \(String(cString: strerror(errno)))")

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import EdgeSwipeConfig
+
+/// Inputs `scripts/fuzz config` found (issue 7), kept in Fuzz/Regressions/config. Each one crashed the process
+/// before: toml++ asserts (abort) on a table header that does not start with a key, and TOMLKit stopped reading at
+/// a NUL byte, accepting the truncated file. Now each is a line-numbered error.
+@Suite("Configuration: fuzzing regressions")
+struct ConfigFuzzRegressionTests {
+    static let regressions = ConfigTests.packageRoot.appendingPathComponent("Fuzz/Regressions/config")
+
+    @Test("every saved fuzz input is rejected with the line and the reason, without crashing")
+    func savedInputs() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.regressions.path).sorted()
+        #expect(!files.isEmpty)
+        for name in files {
+            let data = try Data(contentsOf: Self.regressions.appendingPathComponent(name))
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(throws: ConfigError.self, "\(name)") { try ConfigParser.parse(text, file: name) }
+            do {
+                _ = try ConfigParser.parse(text, file: name)
+            } catch {
+                #expect(error.line != nil, "\(name): \(error)")
+                #expect(error.description.hasPrefix("\(name):"), "\(error)")
+            }
+        }
+    }
+
+    @Test("a table header must start with a name", arguments: [
+        ("[#]\n", 1, "not '#'"), ("[.]\n", 1, "not '.'"), ("[=]\n", 1, "not '='"), ("[é]\n", 1, "not 'é'"),
+        ("[\u{7f}]\n", 1, "not U+007F"), ("[[\u{3}]]\n", 1, "not U+0003"), ("[daemon]\ntick_hz = 60\n\n[ #x]\n", 4, "not '#'"),
+        ("[[ +bindings]]\n", 1, "not '+'"), ("[\u{b}]\n", 1, "not U+000B"), ("[\n.]\n", 1, "not a line break"),
+        ("[ [x]]\n", 1, "not '['"),
+    ])
+    func badTableHeader(_ text: String, _ line: Int, _ detail: String) {
+        do {
+            _ = try ConfigParser.parse(text, file: "c.toml")
+            Issue.record("accepted \(text.debugDescription)")
+        } catch {
+            #expect(error.line == line)
+            #expect(error.description.contains("c.toml:\(line): TOML syntax: a table header must start with a name"), "\(error)")
+            #expect(error.description.contains(detail), "\(error)")
+        }
+    }
+
+    @Test("a '}' where an array expects a value", arguments: [
+        ("codes = [}\n", 1), ("[devices]\nallow = [\"a\",\n  }]\n", 3), ("x = [[1], [ } ]]\n", 1),
+    ])
+    func closingBraceInArray(_ text: String, _ line: Int) {
+        do {
+            _ = try ConfigParser.parse(text, file: "c.toml")
+            Issue.record("accepted \(text.debugDescription)")
+        } catch {
+            #expect(error.description == "c.toml:\(line): TOML syntax: an array needs a value or ']' here, not '}'")
+        }
+    }
+
+    @Test("a NUL byte is an error at its line, not the silent end of the file")
+    func nulByte() {
+        let text = "[daemon]\ntick_hz = 60\n\u{0}\n[bogus]\n"
+        do {
+            _ = try ConfigParser.parse(text, file: "c.toml")
+            Issue.record("a file with a NUL byte was accepted")
+        } catch {
+            #expect(error.description == "c.toml:3: TOML syntax: a NUL byte; a configuration file is text")
+        }
+    }
+
+    @Test("what only looks like a bad header is still read: headers with spaces or quotes, brackets inside strings and arrays")
+    func lookalikesAccepted() throws {
+        let text = """
+            [ daemon ]
+            seat = '''
+            [#]
+            '''
+            tick_hz = 60 # [=]
+
+            ["transition"]
+            threshold = 0.4
+
+            [[ bindings ]]
+            edge = "left"
+            container = "shell"
+            action = "next-tab"
+
+            [devices]
+            allow = [
+              "[#] not a header",
+            ]
+            """
+        let settings = try ConfigParser.parse(text, file: "c.toml")
+        #expect(settings.daemon.seat == "[#]\n")
+        #expect(settings.engine.bindings.count == 1)
+    }
+}
