@@ -17,8 +17,11 @@ struct DaemonTests {
         try daemon.waitUntilListening()
         let clients = try (0..<count).map { _ in try LineClient(path: daemon.socketPath) }
         var streams: [[String]] = []
-        for client in clients {
-            let messages = client.messages(until: Self.isGoodbye)
+        // Read every client at once: the daemon's goodbye waits at most 2 s for a client to drain.
+        nonisolated(unsafe) let readers = clients
+        nonisolated(unsafe) var collected = Array(repeating: [[String: Any]](), count: count)
+        DispatchQueue.concurrentPerform(iterations: count) { i in collected[i] = readers[i].messages(until: Self.isGoodbye) }
+        for messages in collected {
             #expect(messages.first?.type == "hello")
             #expect(messages.last?.type == "goodbye")
             let seqs = messages.compactMap { $0["seq"] as? Int }
