@@ -5,11 +5,15 @@ public import EdgeSwipeProtocol
 /// The jitter spreads clients that lost the daemon at the same moment (a restart) so they do not all reconnect
 /// in the same millisecond; it comes from a seeded generator, so a given seed always yields the same delays.
 public struct ReconnectPolicy: Hashable, Sendable {
+    /// The delay before the first attempt.
     public var initialDelay: Duration
+    /// How much each delay grows over the previous one (at least 1).
     public var multiplier: Double
+    /// The cap on any delay, before jitter.
     public var maxDelay: Duration
     /// Each delay is scaled by a factor in `1 - jitter ... 1 + jitter`.
     public var jitter: Double
+    /// Seeds the jitter: equal seeds give equal delays.
     public var seed: UInt64
     /// Attempts after the connection was lost (or first failed) before giving up; `nil` retries forever.
     public var maxAttempts: Int?
@@ -58,6 +62,7 @@ enum SplitMix64 {
     }
 }
 
+/// How an ``EdgeSwipeClient`` reconnects, waits and buffers.
 public struct ClientConfiguration: Sendable {
     /// `nil` never reconnects: the first failure ends the message streams and fails requests.
     public var reconnect: ReconnectPolicy?

@@ -18,13 +18,17 @@ import NIOPosix
 /// delivers, so a consumer resumes from the new snapshot; a subscription made with ``subscribe(_:ticks:)`` is
 /// sent again on every new connection. Requests (``status()``, ``push(_:in:animated:)``, ...) wait for the reply
 /// with their `id`, and throw the server's `error` as ``ClientError/server(code:message:id:)``.
+///
+/// Call ``close()`` when done: the connection (and its reconnection loop) keeps the client alive until then.
 public final class EdgeSwipeClient: Sendable {
+    /// The daemon's socket.
     public let socketPath: String
     public let configuration: ClientConfiguration
     private let group: any EventLoopGroup
     private let ownsGroup: Bool
     let state = NIOLockedValueBox(ClientState())
 
+    /// Creates a client; it connects on the first call of ``messages()`` or of a request. Without an event loop group it runs its own one-thread group.
     public init(socketPath: String, configuration: ClientConfiguration = .init(), eventLoopGroup: (any EventLoopGroup)? = nil) {
         self.socketPath = socketPath
         self.configuration = configuration
@@ -111,12 +115,14 @@ public final class EdgeSwipeClient: Sendable {
         return StatusInfo(protocolVersion: version, server: server, devices: devices, config: config, state: state)
     }
 
+    /// The touch devices the daemon knows.
     public func devices() async throws(ClientError) -> [DeviceInfo] {
         let reply = try await request(.devices)
         guard let devices = reply.result.devices else { throw .unexpectedReply(op: "devices", reason: "no devices in the result") }
         return devices
     }
 
+    /// Round-trips a `ping`: the daemon is up and this connection works.
     public func ping() async throws(ClientError) {
         _ = try await request(.ping)
     }
@@ -129,21 +135,25 @@ public final class EdgeSwipeClient: Sendable {
         state.withLockedValue { $0.subscription = subscription }
     }
 
+    /// Pushes `scene` onto the navigation container `container`; returns the transition started.
     @discardableResult
     public func push(_ scene: String, in container: String, animated: Bool = true) async throws(ClientError) -> TransitionID {
         try await control(ControlRequest(container: container, action: .push(scene: scene), animated: animated))
     }
 
+    /// Pops the navigation container `container`.
     @discardableResult
     public func pop(in container: String, animated: Bool = true) async throws(ClientError) -> TransitionID {
         try await control(ControlRequest(container: container, action: .pop, animated: animated))
     }
 
+    /// Pops the navigation container `container` to its root.
     @discardableResult
     public func popToRoot(in container: String, animated: Bool = true) async throws(ClientError) -> TransitionID {
         try await control(ControlRequest(container: container, action: .popToRoot, animated: animated))
     }
 
+    /// Presents `scene` in the modal container `container`.
     @discardableResult
     public func present(
         _ scene: String, in container: String, style: PresentationStyle = .fullScreen, frame: NormalizedRect? = nil,
@@ -152,16 +162,19 @@ public final class EdgeSwipeClient: Sendable {
         try await control(ControlRequest(container: container, action: .present(scene: scene, style: style, frame: frame), animated: animated))
     }
 
+    /// Dismisses the top presentation of the modal container `container`.
     @discardableResult
     public func dismiss(in container: String, animated: Bool = true) async throws(ClientError) -> TransitionID {
         try await control(ControlRequest(container: container, action: .dismiss, animated: animated))
     }
 
+    /// Selects a tab, by index or by the scene it shows, in the tabs container `container`.
     @discardableResult
     public func selectTab(_ tab: ControlRequest.TabSelection, in container: String, animated: Bool = true) async throws(ClientError) -> TransitionID {
         try await control(ControlRequest(container: container, action: .selectTab(tab), animated: animated))
     }
 
+    /// Shows `child` of the custom container `container`.
     @discardableResult
     public func show(_ child: String, in container: String, animated: Bool = true) async throws(ClientError) -> TransitionID {
         try await control(ControlRequest(container: container, action: .show(child: child), animated: animated))

@@ -17,28 +17,23 @@ public struct JSONWriter: @unchecked Sendable {
     /// Growable bytes written through a pointer. An Array's `append(contentsOf:)` re-checks uniqueness and
     /// capacity and goes through a generic copy on every call; a message is dozens of small writes, and those
     /// checks were most of the encoding time.
+    ///
+    /// Its fields are `let`s: a class's `var`s are checked for exclusive access at run time on every read and
+    /// write, which cost as much as the encoding itself. Growing replaces the whole object instead.
     final class Storage {
-        var base: UnsafeMutablePointer<UInt8>
-        var capacity: Int
+        let base: UnsafeMutablePointer<UInt8>
+        let capacity: Int
 
         init(capacity: Int) {
             self.capacity = max(64, capacity)
             base = .allocate(capacity: self.capacity)
         }
 
+        /// A new storage of at least `capacity` bytes holding the first `count` bytes of this one.
         func copy(count: Int, capacity: Int) -> Storage {
             let new = Storage(capacity: capacity)
             new.base.update(from: base, count: count)
             return new
-        }
-
-        func grow(to minimum: Int, keeping count: Int) {
-            let newCapacity = max(minimum, capacity * 2)
-            let new = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-            new.update(from: base, count: count)
-            base.deallocate()
-            base = new
-            capacity = newCapacity
         }
 
         deinit { base.deallocate() }
@@ -48,6 +43,7 @@ public struct JSONWriter: @unchecked Sendable {
     /// Bytes written so far.
     public private(set) var count = 0
 
+    /// An empty writer with room for `capacity` bytes.
     public init(capacity: Int = 1024) {
         storage = Storage(capacity: capacity)
     }
@@ -70,29 +66,43 @@ public struct JSONWriter: @unchecked Sendable {
     /// `count`.
     @inline(__always)
     mutating func reserve(_ n: Int) -> UnsafeMutablePointer<UInt8> {
-        if !isKnownUniquelyReferenced(&storage) {
-            storage = storage.copy(count: count, capacity: max(storage.capacity, count + n))
-        } else if count + n > storage.capacity {
-            storage.grow(to: count + n, keeping: count)
+        if count + n > storage.capacity {
+            storage = storage.copy(count: count, capacity: max(count + n, storage.capacity * 2))
+        } else if !isKnownUniquelyReferenced(&storage) {
+            storage = storage.copy(count: count, capacity: storage.capacity)
         }
         return storage.base + count
     }
 
+    /// Appends `text` as is: keys and punctuation the caller lays out.
+    @inline(__always)
     public mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { append($0) }
     }
 
+    /// Appends bytes as is.
+    @inline(__always)
     public mutating func append(_ chunk: UnsafeBufferPointer<UInt8>) {
         guard let source = chunk.baseAddress, chunk.count > 0 else { return }
-        reserve(chunk.count).update(from: source, count: chunk.count)
-        count += chunk.count
+        let n = chunk.count
+        let p = reserve(n)
+        // Keys and short values are a few bytes: a plain loop beats a call to memmove for them.
+        if n <= 24 {
+            for i in 0..<n { p[i] = source[i] }
+        } else {
+            p.update(from: source, count: n)
+        }
+        count += n
     }
 
+    /// Appends one byte as is.
+    @inline(__always)
     public mutating func byte(_ b: UInt8) {
         reserve(1).pointee = b
         count += 1
     }
 
+    /// `true` or `false`.
     public mutating func bool(_ value: Bool) {
         if value { raw("true") } else { raw("false") }
     }
@@ -133,6 +143,7 @@ public struct JSONWriter: @unchecked Sendable {
         }
     }
 
+    /// An exact decimal integer.
     public mutating func integer(_ value: UInt64) {
         let p = reserve(20)
         count += Self.writeDecimal(value, at: p)

@@ -19,6 +19,7 @@ public struct LineFramer: Sendable {
     /// which line it answers.
     private var lineNumber = 1
 
+    /// A framer that reports lines longer than `maxLineBytes` (terminator excluded) as oversized.
     public init(maxLineBytes: Int = WireProtocol.maxLineBytes) {
         precondition(maxLineBytes > 0, "a line cap must be positive")
         self.maxLineBytes = maxLineBytes

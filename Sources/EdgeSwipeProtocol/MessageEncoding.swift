@@ -64,6 +64,7 @@ public struct EncodedBatch: Sendable {
     private var w: JSONWriter
     private var tailStart = 0
 
+    /// An empty batch with room for `capacity` bytes of message bodies.
     public init(capacity: Int = 4096) {
         w = JSONWriter(capacity: capacity)
     }
@@ -271,6 +272,7 @@ public struct EncodedBatch: Sendable {
         end(.hello, time: time.microseconds)
     }
 
+    /// Appends a `reply` to the request `id` (with `op`).
     public mutating func appendReply(id: RequestID?, op: String, result: ReplyResult, time: MonotonicInstant) {
         begin(time.microseconds)
         if let id {
@@ -314,6 +316,7 @@ public struct EncodedBatch: Sendable {
         end(.reply, time: time.microseconds)
     }
 
+    /// Appends an `error`; its `message` names the place and the problem (``RequestError/message``).
     public mutating func appendError(_ error: RequestError, time: MonotonicInstant) {
         begin(time.microseconds)
         w.raw(#","code":"#)
@@ -331,6 +334,7 @@ public struct EncodedBatch: Sendable {
         end(.error, time: time.microseconds)
     }
 
+    /// Appends a `config` message; `config` is the new summary when it was reloaded.
     public mutating func appendConfig(_ result: ConfigResult, message: String, config: ConfigSummary?, time: MonotonicInstant) {
         begin(time.microseconds)
         w.raw(#","result":"#)
@@ -344,6 +348,7 @@ public struct EncodedBatch: Sendable {
         end(.config, time: time.microseconds)
     }
 
+    /// Appends the `goodbye` that ends a connection.
     public mutating func appendGoodbye(_ reason: GoodbyeReason, message: String, time: MonotonicInstant) {
         begin(time.microseconds)
         w.raw(#","reason":"#)

@@ -119,6 +119,7 @@ public struct AccessInfo: Hashable, Sendable, Codable {
     }
 }
 
+/// The first message of every connection: versions, devices, configuration, state and access.
 public struct HelloMessage: Hashable, Sendable, Codable {
     public var seq: UInt64
     public var timeUS: UInt64
@@ -138,6 +139,7 @@ public struct HelloMessage: Hashable, Sendable, Codable {
     }
 }
 
+/// A screen-edge-pan recognizer's state (topic `gesture`).
 public struct GestureMessage: Hashable, Sendable, Codable {
     public var seq: UInt64
     public var timeUS: UInt64
@@ -231,6 +233,7 @@ public struct SceneGeometryInfo: Hashable, Sendable, Codable {
     }
 }
 
+/// Both scenes of a transition at one percent.
 public struct GeometryInfo: Hashable, Sendable, Codable {
     public var from: SceneGeometryInfo
     public var to: SceneGeometryInfo
@@ -243,6 +246,7 @@ public struct GeometryInfo: Hashable, Sendable, Codable {
     }
 }
 
+/// One step of a transition (topic `transition`).
 public struct TransitionMessage: Hashable, Sendable, Codable {
     public var seq: UInt64
     public var timeUS: UInt64
@@ -275,6 +279,7 @@ public struct TransitionMessage: Hashable, Sendable, Codable {
     }
 }
 
+/// An appearance callback of a scene (topic `lifecycle`).
 public struct LifecycleMessage: Hashable, Sendable, Codable {
     public var seq: UInt64
     public var timeUS: UInt64
@@ -289,6 +294,7 @@ public struct LifecycleMessage: Hashable, Sendable, Codable {
     }
 }
 
+/// The containers' state after a transition ended (topic `state`).
 public struct StateMessage: Hashable, Sendable, Codable {
     public var seq: UInt64
     public var timeUS: UInt64
@@ -330,6 +336,7 @@ public struct DeviceMessage: Hashable, Sendable, Codable {
     }
 }
 
+/// How a configuration reload went (topic `config`).
 public struct ConfigMessage: Hashable, Sendable, Codable {
     public var seq: UInt64
     public var timeUS: UInt64
@@ -344,6 +351,7 @@ public struct ConfigMessage: Hashable, Sendable, Codable {
     }
 }
 
+/// A request failed, or a line could not be read.
 public struct ErrorMessage: Hashable, Sendable, Codable {
     public var seq: UInt64
     public var timeUS: UInt64
@@ -382,6 +390,7 @@ public struct ReplyPayload: Hashable, Sendable, Codable {
     }
 }
 
+/// The answer to a request, with its `id`.
 public struct ReplyMessage: Hashable, Sendable, Codable {
     public var seq: UInt64
     public var timeUS: UInt64
@@ -395,6 +404,7 @@ public struct ReplyMessage: Hashable, Sendable, Codable {
     }
 }
 
+/// The server is closing the connection.
 public struct GoodbyeMessage: Hashable, Sendable, Codable {
     public var seq: UInt64
     public var timeUS: UInt64

@@ -18,11 +18,13 @@ public struct RequestEnvelope: Hashable, Sendable {
 /// could be read, the field, and what was wrong; unknown fields are ignored so that newer clients can add
 /// optional ones.
 public enum RequestDecoder {
+    /// Every op of protocol v1, in the order errors list them.
     public static let ops = [
         "subscribe", "ping", "status", "devices", "push", "pop", "pop-to-root", "present", "dismiss", "select-tab",
         "show",
     ]
 
+    /// Reads one request line (without its terminator); `line` is its 1-based number on the connection, for errors.
     public static func decode(_ bytes: [UInt8], line: Int) throws(RequestError) -> RequestEnvelope {
         let value: JSONValue
         do {

@@ -14,7 +14,8 @@ final class ServerCore: Sendable {
         var connections: [UInt64: Connection] = [:]
         var nextConnectionID: UInt64 = 1
         var closing = false
-        /// Sized from the previous publish, so that a steady stream allocates each batch once.
+        /// Sized from the previous publish, so that a steady stream allocates each batch once. (A batch is not
+        /// reused: whether the event loops have released it cannot be known without synchronising with them.)
         var batchCapacity = 4096
         var accepted = 0
         var rejected = 0
@@ -76,6 +77,11 @@ final class ServerCore: Sendable {
     func publish<S: Sequence>(_ events: S) where S.Element == EngineEvent {
         registry.withLockedValue { r in
             guard !r.closing else { return }
+            // Nobody to send to: keep the snapshot current for the next hello, and encode nothing.
+            guard !r.connections.isEmpty else {
+                for event in events { r.snapshot.apply(event) }
+                return
+            }
             var batch = EncodedBatch(capacity: r.batchCapacity)
             for event in events {
                 r.snapshot.apply(event)
@@ -112,7 +118,6 @@ final class ServerCore: Sendable {
 /// byte is sent.
 public final class EdgeSwipeServer: Sendable {
     let core: ServerCore
-    private let listener: ListeningSocket
     private let group: MultiThreadedEventLoopGroup
     private let acceptor: Acceptor
     private let stopped = NIOLockedValueBox(false)
@@ -122,9 +127,8 @@ public final class EdgeSwipeServer: Sendable {
     /// The policy in force (the default one resolved against the socket's group).
     public var accessPolicy: AccessPolicy { core.policy }
 
-    private init(core: ServerCore, listener: ListeningSocket, group: MultiThreadedEventLoopGroup, acceptor: Acceptor, socketPath: String?) {
+    private init(core: ServerCore, group: MultiThreadedEventLoopGroup, acceptor: Acceptor, socketPath: String?) {
         self.core = core
-        self.listener = listener
         self.group = group
         self.acceptor = acceptor
         self.socketPath = socketPath
@@ -172,7 +176,7 @@ public final class EdgeSwipeServer: Sendable {
                 "read_uids": "\(policy.read.uids.sorted())", "read_gids": "\(policy.read.gids.sorted())",
                 "control_uids": "\(policy.control.uids.sorted())", "control_gids": "\(policy.control.gids.sorted())",
             ])
-        return EdgeSwipeServer(core: core, listener: listener, group: group, acceptor: acceptor, socketPath: path)
+        return EdgeSwipeServer(core: core, group: group, acceptor: acceptor, socketPath: path)
     }
 
     /// Streams engine events to every client (trace events are not sent). Thread-safe and non-blocking: each
@@ -181,6 +185,14 @@ public final class EdgeSwipeServer: Sendable {
         core.publish(events)
     }
 
+    /// The same for an array, which is what the daemon's input thread hands over. Called from another module the
+    /// generic version runs unspecialized, and iterating it allocated once per event (docs/PERFORMANCE.md); here
+    /// the compiler specializes it.
+    public func publish(_ events: [EngineEvent]) {
+        core.publish(events)
+    }
+
+    /// Streams one engine event; see ``publish(_:)``.
     public func publish(_ event: EngineEvent) {
         core.publish(CollectionOfOne(event))
     }
@@ -197,6 +209,26 @@ public final class EdgeSwipeServer: Sendable {
     /// The server's current picture (what a new client's hello would describe).
     public func snapshot() -> ServerSnapshot { core.snapshot() }
 
+    /// Binds the socket path again and accepts on the new socket: for when the socket file was deleted while the
+    /// server runs (the old socket still listens, but nobody can reach it any more). Clients already connected are
+    /// not affected; connections queued on the old socket are still accepted. Only for a path the server bound
+    /// itself: a socket that systemd passed belongs to its socket unit. Fails like ``start(configuration:snapshot:handler:logger:)``
+    /// does when something else now occupies the path (a live socket, or a file that is not a socket).
+    public func rebind() throws(ServerError) {
+        guard case .path(let path) = core.configuration.listener else {
+            throw .cannotRebind(reason: "the socket came from systemd (socket activation); restart its socket unit")
+        }
+        guard !stopped.withLockedValue({ $0 }) else { throw .shutDown }
+        let fresh = try ListeningSocket.bind(
+            path: path, mode: core.configuration.socketMode, backlog: core.configuration.listenBacklog)
+        guard acceptor.replace(with: fresh) else {
+            fresh.close()
+            throw .shutDown
+        }
+        core.logger.notice("listening again", metadata: ["socket": "\(path)"])
+    }
+
+    /// Counters for logs and tests.
     public var statistics: ServerStatistics {
         core.registry.withLockedValue { r in
             var coalesced = r.retiredCoalesced
@@ -214,7 +246,7 @@ public final class EdgeSwipeServer: Sendable {
     public func shutdown(message: String = "the server is shutting down") async {
         guard stopped.withLockedValue({ s in defer { s = true }; return !s }) else { return }
         await acceptor.stop()
-        listener.close()
+        acceptor.closeListener()  // the socket in use now: the original, or the one ``rebind()`` made
         let connections = core.registry.withLockedValue { r in
             r.closing = true
             return Array(r.connections.values)
@@ -232,7 +264,10 @@ public final class EdgeSwipeServer: Sendable {
 /// Accepts connections on its own thread, checks each peer's credentials on the raw socket, and hands the
 /// admitted ones to NIO. It sleeps in `poll` until a client connects or ``stop()`` writes to its wake pipe.
 final class Acceptor: Sendable {
-    private let listener: ListeningSocket
+    /// The socket accepted on; ``replace(with:)`` swaps in a new one (``EdgeSwipeServer/rebind()``).
+    private let listener: NIOLockedValueBox<ListeningSocket>
+    /// Set by ``stop()``; a replacement waits here until the thread picks it up.
+    private let control = NIOLockedValueBox<(stopping: Bool, replacement: ListeningSocket?)>((false, nil))
     private let core: ServerCore
     private let group: MultiThreadedEventLoopGroup
     private let wakeRead: Int32
@@ -243,7 +278,7 @@ final class Acceptor: Sendable {
         guard let pipe = makeWakePipe() else {
             throw .system(call: "pipe", subject: "acceptor wake-up pipe", errno: errno)
         }
-        self.listener = listener
+        self.listener = NIOLockedValueBox(listener)
         self.core = core
         self.group = group
         self.wakeRead = pipe.read
@@ -261,6 +296,12 @@ final class Acceptor: Sendable {
     }
 
     func stop() async {
+        let pending = control.withLockedValue { c in
+            c.stopping = true
+            defer { c.replacement = nil }
+            return c.replacement
+        }
+        pending?.close()
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
         try? await exited.futureResult.get()
@@ -268,9 +309,29 @@ final class Acceptor: Sendable {
         close(wakeWrite)
     }
 
+    /// Hands the thread a newly bound socket to accept on instead; false once stopping.
+    func replace(with fresh: ListeningSocket) -> Bool {
+        let handed = control.withLockedValue { c -> Bool in
+            guard !c.stopping else { return false }
+            c.replacement?.close()
+            c.replacement = fresh
+            return true
+        }
+        guard handed else { return false }
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+        return true
+    }
+
+    /// Closes the socket in use (after ``stop()``), removing its file if it is still ours.
+    func closeListener() {
+        listener.withLockedValue { $0 }.close()
+    }
+
     private func run() {
+        var current = listener.withLockedValue { $0 }
         var fds = [
-            pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: current.fd, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
         ]
         while true {
@@ -282,9 +343,30 @@ final class Acceptor: Sendable {
                 core.logger.error("poll on the listening socket failed; no longer accepting", metadata: ["errno": "\(errno)"])
                 return
             }
-            if fds[1].revents != 0 { return }
+            if fds[1].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 16)
+                while read(wakeRead, &drain, drain.count) > 0 {}
+                let (stopping, fresh) = control.withLockedValue { c in
+                    defer { c.replacement = nil }
+                    return (c.stopping, c.replacement)
+                }
+                if stopping { return }
+                if let fresh {
+                    // Whoever connected to the old socket before its file went is still let in, then it closes.
+                    while true {
+                        let fd = acceptConnection(current.fd)
+                        if fd < 0 { break }
+                        admit(fd)
+                    }
+                    current.close()
+                    current = fresh
+                    listener.withLockedValue { $0 = fresh }
+                    fds[0].fd = fresh.fd
+                }
+                continue
+            }
             guard fds[0].revents != 0 else { continue }
-            let fd = acceptConnection(listener.fd)
+            let fd = acceptConnection(current.fd)
             if fd < 0 {
                 switch errno {
                 case EAGAIN, EINTR, ECONNABORTED, EPROTO:
@@ -294,7 +376,7 @@ final class Acceptor: Sendable {
                     // state) instead of spinning on it.
                     core.logger.error("accept failed: out of file descriptors", metadata: ["errno": "\(errno)"])
                     var wake = [fds[1]]
-                    if poll(&wake, 1, 100) > 0 { return }
+                    _ = poll(&wake, 1, 100)  // a wake-up (stop or rebind) is handled at the top of the loop
                     continue
                 default:
                     core.logger.error("accept failed; no longer accepting", metadata: ["errno": "\(errno)"])

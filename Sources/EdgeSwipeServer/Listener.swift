@@ -103,6 +103,7 @@ struct ListeningSocket: Sendable {
 /// systemd socket activation (`sd_listen_fds(3)`): descriptors from 3 on, passed to the process whose pid is
 /// `LISTEN_PID`.
 public enum SocketActivation {
+    /// `SD_LISTEN_FDS_START`: the first descriptor systemd passes.
     public static let firstDescriptor: Int32 = 3
 
     /// The descriptors systemd passed to this process; empty when the process was not socket-activated (no
@@ -126,6 +127,10 @@ public enum SocketActivation {
     public static func listeningDescriptors() throws(ServerError) -> [Int32] {
         try listeningDescriptors(environment: processEnvironment(), pid: getpid())
     }
+
+    /// The filesystem path a Unix socket descriptor is bound to (for logs about an adopted socket); `nil` for an
+    /// abstract or unnamed socket.
+    public static func path(of fd: Int32) -> String? { boundPath(of: fd) }
 
     /// Removes `LISTEN_PID`, `LISTEN_FDS` and `LISTEN_FDNAMES`, so that children do not take the descriptors
     /// for theirs.

@@ -1,6 +1,7 @@
 import EdgeSwipeProtocol
 
-/// A batch of encoded messages shared by every connection that has yet to send some of them.
+/// A batch of encoded messages shared by every connection that has yet to send some of them; immutable once
+/// published.
 final class SharedBatch: Sendable {
     let batch: EncodedBatch
     init(_ batch: EncodedBatch) { self.batch = batch }

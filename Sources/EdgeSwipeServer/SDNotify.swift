@@ -66,6 +66,7 @@ public struct SDNotify: Hashable, Sendable {
     /// From this process's `NOTIFY_SOCKET`.
     public static func fromEnvironment() -> SDNotify? { SDNotify(environment: processEnvironment()) }
 
+    /// Sends the assignments in one datagram, e.g. `send(.ready, .status("listening"))`.
     public func send(_ states: NotifyState...) throws(NotifyError) {
         try send(states)
     }

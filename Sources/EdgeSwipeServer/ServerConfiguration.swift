@@ -13,6 +13,7 @@ public struct ServerConfiguration: Sendable {
         case fileDescriptor(Int32)
     }
 
+    /// The socket to bind, or the descriptor to adopt.
     public var listener: Listener
     /// Reported in `hello` and `status`, e.g. `edgeswiped 0.1.0`.
     public var serverVersion: String
@@ -20,6 +21,7 @@ public struct ServerConfiguration: Sendable {
     public var access: AccessPolicy?
     /// The mode of a socket file we bind (0660: owner and group).
     public var socketMode: UInt32 = 0o660
+    /// Connections the kernel queues before they are accepted (1000 clients may connect at once).
     public var listenBacklog: Int32 = 1024
     /// The longest request line accepted, terminator excluded.
     public var maxLineBytes: Int = WireProtocol.maxLineBytes
@@ -31,6 +33,7 @@ public struct ServerConfiguration: Sendable {
     public var maxRequestsInFlight: Int = 32
     /// How long a `goodbye` may take to drain before the connection is closed anyway.
     public var goodbyeTimeout: Duration = .seconds(2)
+    /// Event loop threads writing to clients; one handles thousands of connections.
     public var eventLoopThreads: Int = 1
     /// The clock of `time_us` on the messages the server makes itself (hello, reply, error, config, goodbye).
     /// Engine events keep their own times; a daemon replaying a recording passes its replay clock here.
@@ -44,6 +47,7 @@ public struct ServerConfiguration: Sendable {
 
 /// Counters for logs and tests.
 public struct ServerStatistics: Hashable, Sendable {
+    /// Connections open now.
     public var connections: Int
     /// Connections accepted since start (rejected ones are not counted).
     public var accepted: Int

@@ -15,6 +15,8 @@ public enum ServerError: Error, Hashable, Sendable, CustomStringConvertible {
     case notAListeningSocket(fd: Int32, reason: String)
     /// `start` was called on a server that was shut down.
     case shutDown
+    /// ``EdgeSwipeServer/rebind()`` cannot bind this server's socket again.
+    case cannotRebind(reason: String)
 
     public var description: String {
         switch self {
@@ -32,6 +34,8 @@ public enum ServerError: Error, Hashable, Sendable, CustomStringConvertible {
             "file descriptor \(fd): \(reason)"
         case .shutDown:
             "the server was shut down"
+        case .cannotRebind(let reason):
+            "cannot bind the socket again: \(reason)"
         }
     }
 }

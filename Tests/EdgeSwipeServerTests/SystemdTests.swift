@@ -54,14 +54,40 @@ struct SystemdTests {
         let dir = try TempDir()
         let path = dir.file("activated.sock")
         let fd = try makeSocket(Int32(SOCK_STREAM.rawValue), at: path, listening: true)
+        #expect(SocketActivation.path(of: fd) == path)
         let server = try TestServer.start(ServerConfiguration(listener: .fileDescriptor(fd), serverVersion: "edgeswiped test"))
         #expect(server.socketPath == path)
+        #expect(throws: ServerError.self) { try server.rebind() }
         let client = try TestClient(path: path)
         client.startReading()
         try await client.wait(for: "hello") { if case .hello = $0 { true } else { false } }
         client.close()
         await server.shutdown()
         #expect(access(path, F_OK) == 0, "systemd owns the file of an activated socket")
+    }
+
+    @Test("after its socket file is deleted, rebind makes a new one; connected clients stay, new ones get in")
+    func rebindAfterDeletion() async throws {
+        let dir = try TempDir()
+        let path = dir.file("s.sock")
+        let server = try TestServer.start(TestServer.configuration(path))
+        let first = try TestClient(path: path)
+        first.startReading()
+        try await first.wait(for: "hello") { if case .hello = $0 { true } else { false } }
+        #expect(unlink(path) == 0)
+        #expect(throws: TestFailure.self) { try TestClient(path: path) }
+        try server.rebind()
+        let second = try TestClient(path: path)
+        second.startReading()
+        try await second.wait(for: "hello") { if case .hello = $0 { true } else { false } }
+        try first.send(#"{"op":"ping","id":1}"# + "\n")
+        try await first.wait(for: "the ping reply") { if case .reply = $0 { true } else { false } }
+        await server.shutdown()
+        #expect(access(path, F_OK) != 0)
+        for c in [first, second] {
+            let messages = try await c.wait("goodbye") { _, ended in ended }
+            #expect(messages.last?.type == "goodbye")
+        }
     }
 
     @Test("descriptors that are not listening Unix stream sockets are refused with the reason")

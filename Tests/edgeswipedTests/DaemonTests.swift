@@ -18,10 +18,11 @@ struct DaemonTests {
         let clients = try (0..<count).map { _ in try LineClient(path: daemon.socketPath) }
         var streams: [[String]] = []
         // Read every client at once: the daemon's goodbye waits at most 2 s for a client to drain.
+        // Each reader is used by exactly one iteration; the results go through a lock.
         nonisolated(unsafe) let readers = clients
-        nonisolated(unsafe) var collected = Array(repeating: [[String: Any]](), count: count)
+        let collected = LockedSlots<[[String: Any]]>(count: count, initial: [])
         DispatchQueue.concurrentPerform(iterations: count) { i in collected[i] = readers[i].messages(until: Self.isGoodbye) }
-        for messages in collected {
+        for messages in collected.values {
             #expect(messages.first?.type == "hello")
             #expect(messages.last?.type == "goodbye")
             let seqs = messages.compactMap { $0["seq"] as? Int }

@@ -70,3 +70,18 @@ struct SubprocessTimeout: Error, CustomStringConvertible {
 }
 
 import Synchronization
+
+/// Results written from `DispatchQueue.concurrentPerform` iterations, one slot each, behind a lock.
+final class LockedSlots<Element>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [Element]
+
+    init(count: Int, initial: Element) { slots = Array(repeating: initial, count: count) }
+
+    subscript(index: Int) -> Element {
+        get { lock.withLock { slots[index] } }
+        set { lock.withLock { slots[index] = newValue } }
+    }
+
+    var values: [Element] { lock.withLock { slots } }
+}
