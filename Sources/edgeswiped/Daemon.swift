@@ -32,6 +32,8 @@ final class Daemon: Service, Sendable {
     private let exited = Mutex<CheckedContinuation<Void, Never>?>(nil)
     private let hasExited = Mutex(false)
     private let failureStatus = Mutex<Int32?>(nil)
+    /// Hardening (issue 7): state persistence, socket watch, mode checks (DaemonHardening.swift).
+    private let hardening: DaemonHardening
 
     /// Set when the daemon stopped because something failed rather than because it was asked to.
     var failure: Int32? { failureStatus.withLock { $0 } }
@@ -44,9 +46,14 @@ final class Daemon: Service, Sendable {
         self.logger = logger
         notify = SDNotify.fromEnvironment()
 
-        let engine = Engine(configuration: settings.engine)
+        // Hardening: the saved container state replaces the configured initial state; unsafe socket modes refuse.
+        let hardening = DaemonHardening(options: options, logger: logger)
+        self.hardening = hardening
+        let engine = Engine(configuration: hardening.initialConfiguration(settings.engine))
         let summary = ConfigSummary(configuration: settings.engine, source: options.config ?? "built-in")
-        var configuration = ServerConfiguration(listener: try Self.listener(options.socket, logger: logger), serverVersion: "edgeswiped \(EdgeSwipeVersion.string)")
+        let listener = try Self.listener(options.socket, logger: logger)
+        try hardening.checkSocket(listener)
+        var configuration = ServerConfiguration(listener: listener, serverVersion: "edgeswiped \(EdgeSwipeVersion.string)")
         configuration.access = Self.accessPolicy(settings.access)
         serverConfiguration = configuration
         initialSnapshot = ServerSnapshot(serverVersion: configuration.serverVersion, devices: [], config: summary, state: engine.snapshot)
@@ -55,6 +62,7 @@ final class Daemon: Service, Sendable {
         let sources = [try Self.source(options: options, settings: settings, clients: { server.current?.statistics.connections ?? 0 }, logger: logger)]
         do {
             input = try InputThread(engine: engine, sources: sources, logger: Logger(label: "edgeswiped.input")) { events in
+                hardening.willPublish(events)  // Hardening: saves the state a client is about to see
                 server.current?.publish(events)
             }
         } catch {
@@ -172,6 +180,7 @@ final class Daemon: Service, Sendable {
         }
         sendNotify(.ready, .status("serving \(server.socketPath ?? "the systemd socket")"))
         logger.info("ready", metadata: ["socket": "\(server.socketPath ?? "systemd")", "version": "\(EdgeSwipeVersion.string)"])
+        hardening.watchSocket(server)  // Hardening: a deleted socket file is noticed and bound again
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.reload(on: hangups, server: server) }
@@ -188,6 +197,7 @@ final class Daemon: Service, Sendable {
         }
         // The input thread has cancelled every transition and published the terminal events.
         sendNotify(.stopping)
+        hardening.stop()  // Hardening: stop watching before the server removes its socket file
         await server.shutdown(message: "edgeswiped is stopping")
         logger.info("stopped")
     }
