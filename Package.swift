@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "EdgeSwipeCore", targets: ["EdgeSwipeCore"]),
         .library(name: "EdgeSwipeProtocol", targets: ["EdgeSwipeProtocol"]),
         .library(name: "EdgeSwipeClient", targets: ["EdgeSwipeClient"]),
+        // For the in-process benchmarks in Benchmarks/ (a package of their own).
+        .library(name: "EdgeSwipeBenchSupport", targets: ["EdgeSwipeBenchSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -27,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.0"),
     ],
     targets: [
         // Pure Swift, no I/O, no C, no clock: units, touch model, recognizers, transitions, the engine.
@@ -100,6 +103,23 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // Benchmarks (docs/PERFORMANCE.md): the workloads, shared with Benchmarks/, and `edgeswipe-bench`, which
+        // runs the real daemon (it depends on edgeswiped only so that `swift run edgeswipe-bench` builds it).
+        .target(
+            name: "EdgeSwipeBenchSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeProtocol"],
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
+            name: "edgeswipe-bench",
+            dependencies: [
+                "EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeProtocol", "EdgeSwipeServer", "edgeswiped",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+
         .testTarget(
             name: "EdgeSwipeCoreTests",
             dependencies: ["EdgeSwipeCore", .product(name: "PropertyBased", package: "swift-property-based")],
@@ -110,6 +130,7 @@ let package = Package(
         .testTarget(name: "EdgeSwipeProtocolTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeCore"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeServerTests", dependencies: ["EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeClientTests", dependencies: ["EdgeSwipeClient", "EdgeSwipeCore"], swiftSettings: strictSwift6),
+        .testTarget(name: "EdgeSwipeBenchSupportTests", dependencies: ["EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput"], swiftSettings: strictSwift6),
         .testTarget(name: "edgeswipedTests", dependencies: ["EdgeSwipeProtocol"], swiftSettings: strictSwift6),
     ]
 )

@@ -1,0 +1,183 @@
+import Foundation
+import Glibc
+
+/// Connects a blocking `SOCK_STREAM` Unix socket to `path`, retrying briefly while the listener's backlog is
+/// full. Returns the descriptor, non-blocking once connected.
+func connectUnix(_ path: String, timeout: Double = 10) throws -> Int32 {
+    let deadline = monotonicSeconds() + timeout
+    while true {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw BenchError("socket: \(errnoText())") }
+        let rc = withUnixAddress(path) { connect(fd, $0, $1) }
+        if rc == 0 {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            return fd
+        }
+        let code = errno
+        close(fd)
+        guard rc == nil || code == EAGAIN || code == ECONNREFUSED || code == ENOENT, monotonicSeconds() < deadline else {
+            throw BenchError("connect \(path): \(rc == nil ? "path too long" : errnoText(code))")
+        }
+        sleepSeconds(0.005)
+    }
+}
+
+/// One reader thread's clients (at most a few dozen), read with `poll`: every complete `gesture` line's latency is the monotonic time
+/// just after the `read` that completed it, minus its `time_us`.
+final class ReaderThread: @unchecked Sendable {
+    struct Client {
+        var fd: Int32
+        var pending: [UInt8] = []
+        var lines = 0
+        var sawHello = false
+        var sawGoodbye = false
+        var open = true
+    }
+
+    private var clients: [Client]
+    private let deadline: Double
+    /// Latencies of gesture lines, in microseconds.
+    private(set) var samples: [Int32] = []
+    private(set) var lines = 0
+    private(set) var gestureLines = 0
+    private(set) var goodbyes = 0
+    private(set) var negative = 0
+    private(set) var error: String?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(fds: [Int32], deadline: Double, expectedSamples: Int) {
+        clients = fds.map { Client(fd: $0) }
+        self.deadline = deadline
+        samples.reserveCapacity(expectedSamples)
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            done.signal()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    func join() { done.wait() }
+
+    private func run() {
+        var pollfds = clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        var open = clients.count
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while open > 0 {
+            let left = deadline - monotonicSeconds()
+            if left <= 0 { break }
+            let n = poll(&pollfds, nfds_t(pollfds.count), Int32(min(200, max(1, left * 1000))))
+            if n < 0 {
+                if errno == EINTR { continue }
+                error = "poll: \(errnoText())"
+                break
+            }
+            if n == 0 { continue }
+            for i in pollfds.indices where pollfds[i].revents != 0 {
+                pollfds[i].revents = 0
+                guard clients[i].open else { continue }
+                while true {
+                    let got = buffer.withUnsafeMutableBytes { read(clients[i].fd, $0.baseAddress, $0.count) }
+                    let now = monotonicMicroseconds()
+                    if got > 0 {
+                        consume(client: i, buffer[0..<got], at: now)
+                        if got < buffer.count { break }
+                        continue
+                    }
+                    if got < 0 && (errno == EAGAIN || errno == EINTR) { break }
+                    // EOF (the daemon closed after its goodbye) or an error.
+                    clients[i].open = false
+                    open -= 1
+                    pollfds[i].fd = -1  // poll ignores negative descriptors
+                    break
+                }
+            }
+        }
+        for c in clients { close(c.fd) }
+    }
+
+    private func consume(client i: Int, _ bytes: ArraySlice<UInt8>, at now: UInt64) {
+        var start = bytes.startIndex
+        let newline = UInt8(ascii: "\n")
+        while let end = bytes[start...].firstIndex(of: newline) {
+            if clients[i].pending.isEmpty {
+                handle(line: bytes[start..<end], client: i, at: now)
+            } else {
+                clients[i].pending.append(contentsOf: bytes[start..<end])
+                let line = clients[i].pending
+                clients[i].pending.removeAll(keepingCapacity: true)
+                handle(line: line[...], client: i, at: now)
+            }
+            start = end + 1
+        }
+        if start < bytes.endIndex { clients[i].pending.append(contentsOf: bytes[start...]) }
+    }
+
+    private static let gesturePrefix = Array(#"{"type":"gesture""#.utf8)
+    private static let goodbyePrefix = Array(#"{"type":"goodbye""#.utf8)
+    private static let timeKey = Array(#""time_us":"#.utf8)
+
+    private func handle(line: ArraySlice<UInt8>, client i: Int, at now: UInt64) {
+        lines += 1
+        clients[i].lines += 1
+        if line.starts(with: Self.goodbyePrefix) { goodbyes += 1; return }
+        guard line.starts(with: Self.gesturePrefix), let time = Self.timeUS(in: line) else { return }
+        gestureLines += 1
+        if now >= time {
+            samples.append(Int32(clamping: now - time))
+        } else {
+            negative += 1
+            samples.append(0)
+        }
+    }
+
+    /// The value of `"time_us":` in a line, without a JSON parser (the field is an unsigned integer).
+    static func timeUS(in line: ArraySlice<UInt8>) -> UInt64? {
+        let key = timeKey
+        var i = line.startIndex
+        let last = line.endIndex - key.count
+        while i <= last {
+            if line[i] == key[0] && line[i..<(i + key.count)].elementsEqual(key) {
+                var j = i + key.count
+                var value: UInt64 = 0
+                var digits = 0
+                while j < line.endIndex, line[j] >= 48, line[j] <= 57 {
+                    value = value &* 10 &+ UInt64(line[j] - 48)
+                    j += 1
+                    digits += 1
+                }
+                return digits > 0 ? value : nil
+            }
+            i += 1
+        }
+        return nil
+    }
+}
+
+/// Percentiles of a sample, nearest-rank.
+struct Percentiles {
+    var count: Int
+    var p50: Double
+    var p99: Double
+    var p999: Double
+    var max: Double
+    var mean: Double
+
+    init?(_ values: [Int32]) {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        func rank(_ q: Double) -> Double {
+            let index = Int((q * Double(sorted.count)).rounded(.up)) - 1
+            return Double(sorted[Swift.max(0, Swift.min(sorted.count - 1, index))])
+        }
+        count = sorted.count
+        p50 = rank(0.5)
+        p99 = rank(0.99)
+        p999 = rank(0.999)
+        max = Double(sorted.last!)
+        mean = Double(sorted.reduce(0) { $0 + Int($1) }) / Double(sorted.count)
+    }
+}

@@ -1,0 +1,268 @@
+import ArgumentParser
+import EdgeSwipeBenchSupport
+import EdgeSwipeCore
+import EdgeSwipeInput
+import Foundation
+import Glibc
+
+/// `edgeswipe-bench`: the process-level benchmarks of issue 6 (throughput, latency, fan-out, idle cost, memory,
+/// start-up, allocations), printed as one JSON object with `--json`. docs/PERFORMANCE.md explains every field.
+/// Every loop is bounded in time and count; the daemon runs on Unix sockets in a temp dir and is stopped here.
+@main
+struct EdgeSwipeBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edgeswipe-bench",
+        abstract: "Measures edgeswiped: pipeline throughput, latency to 1-1000 clients, idle cost, memory, start-up, allocations.",
+        discussion: """
+            Runs the pipeline in-process on the real recordings (../shared/recordings, when present) and a \
+            synthetic 10-finger 240 Hz stream; starts the real edgeswiped (next to this binary, or --daemon) with \
+            --replay on Unix sockets in a temp dir for the latency, idle, memory and start-up figures. Takes about \
+            two minutes. See docs/PERFORMANCE.md.
+            """)
+
+    @Flag(name: .long, help: "Print one JSON object on stdout (progress goes to stderr).")
+    var json = false
+
+    @Option(name: .long, help: ArgumentHelp("Folder of recordings (default: ../shared/recordings above the working directory or this binary).", valueName: "dir"))
+    var recordings: String?
+
+    @Option(name: .long, help: ArgumentHelp("The edgeswiped binary (default: the one next to this binary).", valueName: "path"))
+    var daemon: String?
+
+    @Option(name: .long, help: "Passes over the recordings for pipeline_events_per_s (the median is reported).")
+    var passes = 7
+
+    @Option(name: .long, help: "Seconds of the synthetic 10-finger stream in each pipeline pass.")
+    var syntheticSeconds: Double = 10
+
+    @Option(name: .long, help: "Seconds of the 240 Hz replay for each latency run.")
+    var latencySeconds: Double = 12
+
+    @Option(name: .long, parsing: .upToNextOption, help: "Client counts for latency_us.")
+    var clients: [Int] = [1, 10, 100, 1000]
+
+    @Option(name: .long, help: "Seconds of the idle window.")
+    var idleSeconds: Double = 10
+
+    @Option(name: .long, help: "Seconds the daemon runs before the idle window opens (the Swift runtime's worker threads settle).")
+    var idleSettle: Double = 6
+
+    @Option(name: .long, help: "Start-ups measured for startup_ms (the median is reported).")
+    var startupRuns = 10
+
+    @Option(name: .long, parsing: .upToNextOption, help: "Run only these sections: pipeline, allocs, startup, idle, latency.")
+    var only: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("For callgrind: run one stage (decode, engine, encode, pipeline, steady, setup) and exit.", valueName: "stage"))
+    var profile: String?
+
+    @Option(name: .long, help: "Evdev events' worth of work for --profile.")
+    var events = 100_000
+
+    @Option(name: .long, help: ArgumentHelp("Write the synthetic 10-finger 240 Hz stream (--latency-seconds of it) as an evemu file, and exit: the recording the latency runs replay.", valueName: "file"))
+    var writeRecording: String?
+
+    func validate() throws {
+        let sections: Set<String> = ["pipeline", "allocs", "startup", "idle", "latency"]
+        for s in only where !sections.contains(s) { throw ValidationError("--only takes \(sections.sorted().joined(separator: ", ")) (got \(s))") }
+        guard passes >= 1, passes <= 100 else { throw ValidationError("--passes must be 1...100") }
+        guard clients.allSatisfy({ $0 >= 1 && $0 <= 5000 }) else { throw ValidationError("--clients must be 1...5000") }
+        guard latencySeconds > 0, latencySeconds <= 600, idleSeconds > 0, idleSeconds <= 600 else {
+            throw ValidationError("--latency-seconds and --idle-seconds must be in (0, 600]")
+        }
+        guard events > 0, events <= 100_000_000 else { throw ValidationError("--events must be 1...100000000") }
+    }
+
+    func run() throws {
+        // A write to a socket whose reader has gone must fail with EPIPE, not end the benchmark.
+        signal(SIGPIPE, SIG_IGN)
+        if let profile {
+            print(try runProfile(stage: profile, events: events).render(pretty: false))
+            return
+        }
+        if let writeRecording {
+            let stream = BenchCorpus.synthetic(seconds: latencySeconds)
+            try Evemu.write(stream.description, events: stream.events).write(toFile: writeRecording, atomically: true, encoding: .utf8)
+            return
+        }
+        let started = monotonicSeconds()
+        func wants(_ s: String) -> Bool { only.isEmpty || only.contains(s) }
+        func log(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
+        var report: [(String, JSON)] = []
+        var details: [(String, JSON)] = []
+        var notes: [String] = []
+
+        report.append(("machine", machine()))
+
+        let synthetic = BenchCorpus.synthetic(seconds: syntheticSeconds)
+        if wants("pipeline") {
+            let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+            let dir = BenchCorpus.findRecordings(from: FileManager.default.currentDirectoryPath, explicit: recordings)
+                ?? BenchCorpus.findRecordings(from: executable, explicit: nil)
+            var real: [DeviceStream]
+            var source: String
+            var skipped: [String] = []
+            if let dir {
+                let found = BenchCorpus.recordings(in: dir)
+                real = found.streams
+                skipped = found.skipped
+                source = dir
+            } else {
+                real = [BenchCorpus.demo()]
+                source = "demo/edgeswipe-demo.evemu (no ../shared/recordings found)"
+                notes.append("../shared/recordings was not found: pipeline_events_per_s uses the demo recording and the synthetic stream only")
+            }
+            log("pipeline: \(real.count) recorded devices from \(source), plus \(synthetic.events.count) synthetic events, \(passes) passes")
+            let p = measurePipeline(real: real, synthetic: synthetic, passes: passes, log: log)
+            if case .object(let fields) = p, let rate = fields.first(where: { $0.0 == "events_per_s" })?.1 {
+                report.append(("pipeline_events_per_s", rate))
+            }
+            details.append(("pipeline", .object([
+                ("recordings", .string(source)),
+                ("recorded_devices", .array(real.map { .string("\($0.name) (\($0.events.count) events)") })),
+                ("skipped", .array(skipped.map { .string($0) })),
+                ("synthetic", .string(synthetic.name)),
+                ("result", p),
+            ])))
+        }
+
+        if wants("allocs") {
+            log("allocations: steady state, whole swipes, pipeline, encoder")
+            let a = measureAllocations(synthetic: synthetic)
+            if case .object(let fields) = a, let v = fields.first(where: { $0.0 == "allocs_per_event" })?.1 {
+                report.append(("allocs_per_event", v))
+            }
+            details.append(("allocations", a))
+            let scratch = try ScratchDirectory()
+            defer { scratch.remove() }
+            details.append(("server_publish_allocations", try measureServerPublish(synthetic: synthetic, socketPath: scratch.file("publish.sock"))))
+        }
+
+        let needsDaemon = wants("latency") || wants("idle") || wants("startup")
+        if needsDaemon {
+            let limit = raiseFileLimit()
+            let path = daemon ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+                .deletingLastPathComponent().appendingPathComponent("edgeswiped").path
+            let bench = try DaemonBench(daemon: path, latencySeconds: latencySeconds, idleSpan: idleSettle + idleSeconds + 20, log: log)
+            details.append(("daemon", .string(path)))
+            var peak100: ProcSample?
+
+            if wants("latency") {
+                var latency: [(String, JSON)] = []
+                var full: [(String, JSON)] = []
+                var rss100: Int?
+                var peak: ProcSample?
+                for n in clients {
+                    if n > limit - 64 {
+                        notes.append("latency with \(n) clients skipped: the open-file limit is \(limit)")
+                        continue
+                    }
+                    log("latency: \(n) client\(n == 1 ? "" : "s"), \(latencySeconds) s of 240 Hz replay")
+                    let r = try bench.latency(clients: n, seconds: latencySeconds)
+                    latency.append((String(n), .object([
+                        ("p50", .num(r.percentiles?.p50, digits: 0)), ("p99", .num(r.percentiles?.p99, digits: 0)),
+                        ("p999", .num(r.percentiles?.p999, digits: 0)),
+                    ])))
+                    full.append((String(n), r.json))
+                    if n == 100 { rss100 = r.maxRSSKB; peak = r.peak }
+                }
+                report.append(("latency_us", .object(latency)))
+                details.append(("latency", .object(full)))
+                let frames = Int(latencySeconds * 240)
+                var floor: [(String, JSON)] = []
+                for hops in [1, 2] {
+                    let p = measureFloor(frames: frames, hops: hops)
+                    floor.append(("\(hops)_hop\(hops == 1 ? "" : "s")", .object([
+                        ("p50", .num(p?.p50, digits: 0)), ("p99", .num(p?.p99, digits: 0)), ("p999", .num(p?.p999, digits: 0)),
+                        ("mean", .num(p?.mean, digits: 1)), ("samples", .integer(p?.count ?? 0)),
+                    ])))
+                }
+                details.append(("latency_floor_us", .object(floor)))
+                if let rss100 { details.append(("rss_100_clients_kb", .integer(rss100))) }
+                peak100 = peak
+            }
+
+            if wants("idle") {
+                log("idle: \(idleSeconds) s with the device open and nothing touching it")
+                let idle = try bench.idle(seconds: idleSeconds, settle: idleSettle)
+                report.append(("idle_wakeups_per_s", .num(idle?.wakeupsPerSecond, digits: 3)))
+                report.append(("idle_wakeups_per_s_own_threads", .num(idle?.ownWakeupsPerSecond, digits: 3)))
+                report.append(("idle_cpu_ms_per_s", .num(idle?.cpuMSPerSecond, digits: 3)))
+                // With 100 clients connected to the same idle daemon; and the peak while streaming to 100 clients,
+                // which also holds the whole replayed recording in memory (a live daemon holds none).
+                log("memory: 100 clients connected to the idle daemon")
+                let with100 = try bench.rssWithClients(100)
+                var rss: [(String, JSON)] = [
+                    ("0_clients", .num(idle.map { Double($0.rssKB) / 1024 }, digits: 2)),
+                    ("100_clients", .num(with100.map { Double($0.rssKB) / 1024 }, digits: 2)),
+                    ("0_clients_anon", .num(idle.map { Double($0.sample.rssAnonKB) / 1024 }, digits: 2)),
+                    ("100_clients_anon", .num(with100.map { Double($0.rssAnonKB) / 1024 }, digits: 2)),
+                ]
+                if let peak100 {
+                    rss.append(("100_clients_streaming", .num(Double(peak100.rssKB) / 1024, digits: 2)))
+                    rss.append(("100_clients_streaming_anon", .num(Double(peak100.rssAnonKB) / 1024, digits: 2)))
+                }
+                report.append(("rss_mb", .object(rss)))
+                let gateSeconds = min(idleSeconds, 3)
+                log("idle: \(gateSeconds) s waiting at --wait-for-clients with nobody connecting")
+                let gate = try bench.gateIdle(seconds: gateSeconds)
+                log("idle: \(idleSeconds) s of live input (libinput udev backend) on this machine")
+                let live = try bench.liveIdle(seconds: idleSeconds, settle: idleSettle)
+                details.append(("idle", .object([
+                    ("replay_idle", idle?.json ?? .null),
+                    ("wait_for_clients_gate", gate?.json ?? .null),
+                    ("live_udev", live?.json ?? .null),
+                ])))
+            }
+
+            if wants("startup") {
+                log("startup: \(startupRuns) runs")
+                let s = try bench.startup(runs: startupRuns)
+                if case .object(let fields) = s, let v = fields.first(where: { $0.0 == "startup_ms" })?.1 {
+                    report.append(("startup_ms", v))
+                }
+                details.append(("startup", s))
+            }
+            notes += bench.notes
+        }
+
+        details.append(("seconds", .num(monotonicSeconds() - started, digits: 1)))
+        report.append(("details", .object(details)))
+        report.append(("notes", .array(notes.map { .string($0) })))
+        let object = JSON.object(report)
+        if json {
+            print(object.render())
+        } else {
+            for (key, value) in report where key != "details" {
+                print("\(key): \(value.render(pretty: false))")
+            }
+        }
+    }
+
+    private func machine() -> JSON {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown"
+        var uts = utsname()
+        uname(&uts)
+        let release = withUnsafeBytes(of: &uts.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        #if compiler(>=6.4)
+            let swift = ">= 6.4"
+        #elseif compiler(>=6.3)
+            let swift = "6.3"
+        #elseif compiler(>=6.2)
+            let swift = "6.2"
+        #else
+            let swift = "< 6.2"
+        #endif
+        let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
+        return .object([
+            ("nproc", .integer(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))),
+            ("cpu", .string(model)),
+            ("kernel", .string(release)),
+            ("swift_compiler", .string(swift)),
+            // Other work on the machine skews wall-clock figures (not callgrind's instruction counts).
+            ("load_average_at_start", .string(load)),
+        ])
+    }
+}

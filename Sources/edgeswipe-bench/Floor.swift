@@ -1,0 +1,73 @@
+import CInput
+import Dispatch
+import Foundation
+import Glibc
+
+/// The machine's own floor for the latency path, without the daemon: a thread sleeps until each 240 Hz deadline
+/// (ppoll, as the daemon's input thread does) and writes the deadline to a Unix socket; with `hops: 2` a second
+/// thread passes it on through another socket (as the input thread hands a batch to NIO's event loop, which
+/// writes it to the client); the reader's latency is its read time minus the deadline. It says how much of the
+/// daemon's figure is the kernel's scheduling and wake-ups on this machine, under its current load.
+func measureFloor(frames: Int, hops: Int) -> Percentiles? {
+    var pairs: [[Int32]] = []
+    for _ in 0..<hops {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { return nil }
+        pairs.append(fds)
+    }
+    // Every thread is joined before the descriptors close, so none can touch a reused descriptor number.
+    let finished = DispatchSemaphore(value: 0)
+    var threads = 0
+    defer {
+        for p in pairs { shutdown(p[0], Int32(SHUT_RDWR)) }
+        for _ in 0..<threads { finished.wait() }
+        for p in pairs { close(p[0]); close(p[1]) }
+    }
+    let intervalUS: UInt64 = 4167
+    let start = monotonicMicroseconds() + 20_000
+    let first = pairs[0][0]
+    let source = Thread {
+        for i in 0..<UInt64(frames) {
+            var deadline = start + i * intervalUS
+            let now = monotonicMicroseconds()
+            if deadline > now {
+                let wait = deadline - now
+                var ts = timespec(tv_sec: Int(wait / 1_000_000), tv_nsec: Int(wait % 1_000_000) * 1000)
+                _ = ppoll(nil, 0, &ts, nil)
+            }
+            _ = withUnsafeBytes(of: &deadline) { write(first, $0.baseAddress, 8) }
+        }
+        shutdown(first, Int32(SHUT_WR))
+        finished.signal()
+    }
+    source.start()
+    threads += 1
+    var relays: [Thread] = []
+    for h in 1..<max(1, hops) {
+        let from = pairs[h - 1][1], to = pairs[h][0]
+        let relay = Thread {
+            var value: UInt64 = 0
+            while withUnsafeMutableBytes(of: &value, { read(from, $0.baseAddress, 8) }) == 8 {
+                _ = withUnsafeBytes(of: &value) { write(to, $0.baseAddress, 8) }
+            }
+            shutdown(to, Int32(SHUT_WR))
+            finished.signal()
+        }
+        relay.start()
+        threads += 1
+        relays.append(relay)
+    }
+    let last = pairs[hops - 1][1]
+    var samples: [Int32] = []
+    samples.reserveCapacity(frames)
+    var value: UInt64 = 0
+    let deadline = monotonicSeconds() + Double(frames) * Double(intervalUS) / 1e6 + 10
+    while samples.count < frames && monotonicSeconds() < deadline {
+        var p = pollfd(fd: last, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 1000) > 0 else { continue }
+        guard withUnsafeMutableBytes(of: &value, { read(last, $0.baseAddress, 8) }) == 8 else { break }
+        let now = monotonicMicroseconds()
+        samples.append(Int32(clamping: now >= value ? now - value : 0))
+    }
+    return Percentiles(samples)
+}

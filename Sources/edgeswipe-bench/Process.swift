@@ -1,0 +1,264 @@
+import Foundation
+import Glibc
+
+/// `CLOCK_MONOTONIC` in microseconds: the clock the daemon stamps `time_us` with.
+func monotonicMicroseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
+}
+
+func monotonicSeconds() -> Double { Double(monotonicMicroseconds()) / 1e6 }
+
+/// Sleeps for `seconds` (bounded: never more than the argument).
+func sleepSeconds(_ seconds: Double) {
+    guard seconds > 0 else { return }
+    var ts = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+    var left = timespec()
+    while nanosleep(&ts, &left) != 0 && errno == EINTR { ts = left }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+func errnoText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+
+/// A scratch folder under /tmp, short enough for Unix socket paths, removed by ``remove()``.
+struct ScratchDirectory {
+    let path: String
+
+    init() throws {
+        var template = Array("/tmp/esbench-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer -> String? in
+            guard let base = buffer.baseAddress, mkdtemp(base) != nil else { return nil }
+            return String(cString: base)
+        }
+        guard let made else { throw BenchError("mkdtemp: \(errnoText())") }
+        path = made
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A `sockaddr_un` for `path`, or nil when the path is too long.
+func withUnixAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R? {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    let capacity = MemoryLayout.size(ofValue: address.sun_path)
+    guard bytes.count < capacity else { return nil }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        raw.copyBytes(from: bytes)
+        raw[bytes.count] = 0
+    }
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+}
+
+/// The `NOTIFY_SOCKET` a supervisor creates: a datagram socket the daemon sends `READY=1` to.
+final class NotifySocket {
+    let path: String
+    let fd: Int32
+
+    init(path: String) throws {
+        self.path = path
+        unlink(path)
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw BenchError("socket: \(errnoText())") }
+        let rc = withUnixAddress(path) { bind(fd, $0, $1) }
+        guard rc == 0 else {
+            close(fd)
+            throw BenchError("bind \(path): \(errnoText())")
+        }
+    }
+
+    deinit {
+        close(fd)
+        unlink(path)
+    }
+
+    /// Waits up to `timeout` seconds for a datagram holding `READY=1`; returns the monotonic time it was read.
+    func waitForReady(timeout: Double) -> UInt64? {
+        let deadline = monotonicSeconds() + timeout
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let left = deadline - monotonicSeconds()
+            if left <= 0 { return nil }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&p, 1, Int32(max(1, min(left * 1000, 1000))))
+            if ready <= 0 { continue }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            let now = monotonicMicroseconds()
+            guard n > 0 else { continue }
+            let text = String(decoding: buffer[0..<n], as: UTF8.self)
+            if text.split(separator: "\n").contains("READY=1") { return now }
+        }
+    }
+}
+
+/// A child process started with `posix_spawn`, its output going to a log file.
+final class ChildProcess {
+    let pid: pid_t
+    let executable: String
+    private(set) var exitStatus: Int32?
+
+    /// Starts `executable`; returns the child and the monotonic time just before `posix_spawn`.
+    static func spawn(_ executable: String, _ arguments: [String], environment: [String: String], log: String) throws -> (ChildProcess, UInt64) {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { (key, value) -> UnsafeMutablePointer<CChar>? in strdup("\(key)=\(value)") } + [nil]
+        defer {
+            for p in argv { free(p) }
+            for p in envp { free(p) }
+        }
+        var pid: pid_t = 0
+        let start = monotonicMicroseconds()
+        let rc = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard rc == 0 else { throw BenchError("posix_spawn \(executable): \(errnoText(rc))") }
+        return (ChildProcess(pid: pid, executable: executable), start)
+    }
+
+    private init(pid: pid_t, executable: String) {
+        self.pid = pid
+        self.executable = executable
+    }
+
+    /// Reaps the child if it has exited; returns its status.
+    @discardableResult
+    func poll() -> Int32? {
+        if let exitStatus { return exitStatus }
+        var status: Int32 = 0
+        let r = waitpid(pid, &status, WNOHANG)
+        if r == pid {
+            exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        }
+        return exitStatus
+    }
+
+    var isRunning: Bool { poll() == nil }
+
+    /// Waits up to `timeout` seconds for the child to exit.
+    @discardableResult
+    func wait(timeout: Double) -> Int32? {
+        let deadline = monotonicSeconds() + timeout
+        while monotonicSeconds() < deadline {
+            if let s = poll() { return s }
+            sleepSeconds(0.01)
+        }
+        return poll()
+    }
+
+    /// SIGTERM, then SIGKILL if it has not exited after `grace` seconds.
+    @discardableResult
+    func stop(grace: Double = 5) -> Int32? {
+        if let s = poll() { return s }
+        kill(pid, SIGTERM)
+        if let s = wait(timeout: grace) { return s }
+        kill(pid, SIGKILL)
+        return wait(timeout: 5)
+    }
+
+    deinit { stop() }
+}
+
+/// What `/proc` says about a process and its threads at one moment.
+struct ProcSample {
+    struct ThreadSample {
+        var tid: Int
+        var name: String
+        var voluntary: Int
+        var involuntary: Int
+        /// The system call it is blocked in (`/proc/PID/task/TID/syscall`), which tells the threads apart: the
+        /// input thread and the acceptor wait in poll, NIO's event loop in epoll_wait, runtime workers in futex.
+        var blockedIn: String
+        /// utime + stime of the thread, from `/proc/PID/task/TID/stat`, in clock ticks.
+        var cpuTicks: Int
+    }
+    var time: Double
+    /// Every thread's voluntary + involuntary context switches, from `/proc/PID/task/*/status`.
+    var contextSwitches: Int { threads.reduce(0) { $0 + $1.voluntary + $1.involuntary } }
+    /// utime + stime of the whole process, from `/proc/PID/stat`, in clock ticks.
+    var cpuTicks: Int
+    /// VmRSS: every resident page, the shared libraries' code included.
+    var rssKB: Int
+    /// RssAnon: the process's own memory (heap, stacks); RssFile: resident pages of mapped files (the binary and
+    /// the Swift runtime and Foundation libraries, shared with every other process that maps them).
+    var rssAnonKB: Int
+    var rssFileKB: Int
+    /// Proportional set size (`smaps_rollup`): shared pages divided among the processes that map them.
+    var pssKB: Int
+    var threads: [ThreadSample]
+
+    static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+
+    static func read(pid: pid_t) -> ProcSample? {
+        let base = "/proc/\(pid)"
+        guard let cpu = cpuTicks(base + "/stat") else { return nil }
+        let status = (try? String(contentsOfFile: base + "/status", encoding: .utf8)) ?? ""
+        let rss = field(status, "VmRSS:") ?? 0
+        let rollup = (try? String(contentsOfFile: base + "/smaps_rollup", encoding: .utf8)) ?? ""
+        var threads: [ThreadSample] = []
+        let tids = ((try? FileManager.default.contentsOfDirectory(atPath: base + "/task")) ?? []).compactMap { Int($0) }.sorted()
+        for tid in tids {
+            let t = "\(base)/task/\(tid)"
+            guard let s = try? String(contentsOfFile: t + "/status", encoding: .utf8) else { continue }
+            let name = ((try? String(contentsOfFile: t + "/comm", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
+            threads.append(ThreadSample(
+                tid: tid, name: name, voluntary: field(s, "voluntary_ctxt_switches:") ?? 0,
+                involuntary: field(s, "nonvoluntary_ctxt_switches:") ?? 0,
+                blockedIn: syscallName(t + "/syscall"), cpuTicks: cpuTicks(t + "/stat") ?? 0))
+        }
+        return ProcSample(
+            time: monotonicSeconds(), cpuTicks: cpu, rssKB: rss, rssAnonKB: field(status, "RssAnon:") ?? 0,
+            rssFileKB: field(status, "RssFile:") ?? 0, pssKB: field(rollup, "Pss:") ?? 0, threads: threads)
+    }
+
+    private static func syscallName(_ path: String) -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+            let first = text.split(separator: " ").first?.trimmingCharacters(in: .whitespacesAndNewlines)
+        else { return "?" }
+        // x86_64 numbers of the calls a sleeping thread of the daemon sits in.
+        let names = ["0": "read", "7": "poll", "23": "select", "202": "futex", "232": "epoll_wait", "270": "pselect6",
+                     "271": "ppoll", "281": "epoll_pwait", "230": "clock_nanosleep", "35": "nanosleep", "441": "epoll_pwait2",
+                     "130": "rt_sigsuspend", "running": "running"]
+        return names[first] ?? "syscall \(first)"
+    }
+
+    /// utime + stime (fields 14 and 15) of a `stat` file: the whole process's for `/proc/PID/stat`.
+    private static func cpuTicks(_ path: String) -> Int? {
+        guard let stat = try? String(contentsOfFile: path, encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+        // Fields after the command name, from field 3 (the state).
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let utime = Int(fields[11]), let stime = Int(fields[12]) else { return nil }
+        return utime + stime
+    }
+
+    private static func field(_ text: String, _ key: String) -> Int? {
+        for line in text.split(separator: "\n") where line.hasPrefix(key) {
+            return Int(line.dropFirst(key.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
+        }
+        return nil
+    }
+}
+
+/// Raises the open-file limit to its hard limit: a thousand clients need a thousand sockets, here and in the
+/// daemon (which inherits the limit).
+func raiseFileLimit() -> Int {
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    return Int(limit.rlim_cur)
+}
