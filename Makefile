@@ -22,14 +22,18 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
-BIN = $(shell $(SWIFT) build -c release --show-bin-path)
+# The Swift runtime and Foundation linked into the binaries: 4.7 MB less resident memory for the daemon (25.9
+# instead of 30.7 MB VmRSS with 100 clients; docs/PERFORMANCE.md) and no dependency on an installed Swift runtime.
+# SWIFT_BUILD_FLAGS= builds against the shared runtime instead.
+SWIFT_BUILD_FLAGS ?= --static-swift-stdlib
+BIN = $(shell $(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --show-bin-path)
 
 .PHONY: all build test install uninstall
 all: build
 
 build:
-	$(SWIFT) build -c release --product edgeswiped
-	$(SWIFT) build -c release --product edgeswipectl
+	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswiped
+	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswipectl
 
 test:
 	scripts/test

@@ -12,20 +12,38 @@ final class Connection: Sendable {
     let channel: any Channel
     let outbox: NIOLockedValueBox<OutboxState>
     let handler: NIOLoopBound<ConnectionHandler>
+    /// The fan-out of this connection's event loop: publishing wakes each loop once, not each connection.
+    let fanOut: LoopFanOut
 
-    init(id: UInt64, peer: PeerCredentials, access: AccessLevel, channel: any Channel, limits: (messages: Int, bytes: Int), handler: ConnectionHandler) {
+    init(
+        id: UInt64, peer: PeerCredentials, access: AccessLevel, channel: any Channel, limits: (messages: Int, bytes: Int),
+        handler: ConnectionHandler, fanOut: LoopFanOut
+    ) {
         self.id = id
         self.peer = peer
         self.access = access
         self.channel = channel
         self.outbox = NIOLockedValueBox(OutboxState(maxMessages: limits.messages, maxBytes: limits.bytes))
         self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+        self.fanOut = fanOut
     }
 
     /// Queues the messages of `batch` that this connection subscribes to. Never blocks on the network: it
     /// takes the outbox lock, and wakes the event loop only when the loop is idle.
     func deliver(_ batch: SharedBatch) {
         react(to: outbox.withLockedValue { $0.enqueue(batch) })
+    }
+
+    /// Queues `batch` like ``deliver(_:)``, but leaves waking the event loop to the caller: true when this
+    /// connection was added to its loop's fan-out, which must then be woken (``LoopFanOut/wakeIfPending()``).
+    func deliverDeferringWake(_ batch: SharedBatch) -> Bool {
+        let outcome = outbox.withLockedValue { $0.enqueue(batch) }
+        guard case .wake = outcome else {
+            react(to: outcome)
+            return false
+        }
+        fanOut.add(self)
+        return true
     }
 
     /// Queues the shutdown goodbye; the connection closes once it has been written, or after `timeout`.
@@ -44,6 +62,56 @@ final class Connection: Sendable {
         case .overflowed(let messages, let bytes):
             channel.eventLoop.execute { self.handler.value.cutOff(messages: messages, bytes: bytes) }
         }
+    }
+}
+
+/// The connections of one event loop that have something new to write, drained by one task on that loop.
+///
+/// Publishing to N connections used to schedule N tasks (N closures, and the loop woken for each); now the
+/// publisher adds each idle connection here and schedules one task per loop and publish, which drains them one
+/// after the other and flushes each once.
+final class LoopFanOut: Sendable {
+    private struct Pending {
+        var connections: [Connection] = []
+        /// Connections were added since the last task was scheduled.
+        var wakeOwed = false
+    }
+
+    let eventLoop: any EventLoop
+    private let pending = NIOLockedValueBox(Pending())
+    /// The list the loop drains, swapped with the pending one so that both keep their capacity.
+    private let draining: NIOLoopBoundBox<[Connection]>
+
+    init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+        self.draining = .makeBoxSendingValue([], eventLoop: eventLoop)
+    }
+
+    /// Adds a connection to drain at the next ``wakeIfPending()``.
+    func add(_ connection: Connection) {
+        pending.withLockedValue { p in
+            p.connections.append(connection)
+            p.wakeOwed = true
+        }
+    }
+
+    /// Schedules one drain on the loop if connections were added since the last one.
+    func wakeIfPending() {
+        let owed = pending.withLockedValue { p in
+            defer { p.wakeOwed = false }
+            return p.wakeOwed
+        }
+        guard owed else { return }
+        eventLoop.execute { self.drain() }
+    }
+
+    private func drain() {
+        var list = draining.value
+        draining.value = []
+        pending.withLockedValue { swap(&$0.connections, &list) }
+        for connection in list { connection.handler.value.drain() }
+        list.removeAll(keepingCapacity: list.capacity <= 4096)
+        draining.value = list
     }
 }
 
@@ -103,7 +171,8 @@ final class ConnectionHandler: ChannelInboundHandler {
         guard connection == nil else { return }
         let c = Connection(
             id: id, peer: peer, access: access, channel: context.channel,
-            limits: (core.configuration.maxQueuedMessages, core.configuration.maxQueuedBytes), handler: self)
+            limits: (core.configuration.maxQueuedMessages, core.configuration.maxQueuedBytes), handler: self,
+            fanOut: core.fanOut(for: context.eventLoop))
         connection = c
         logger.debug("client connected", metadata: ["access": "\(access)"])
         if !core.register(c) {

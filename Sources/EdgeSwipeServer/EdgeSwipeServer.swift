@@ -29,13 +29,32 @@ final class ServerCore: Sendable {
     let handler: (any EdgeSwipeRequestHandler)?
     let policy: AccessPolicy
     let registry: NIOLockedValueBox<Registry>
+    /// One per event loop of the group.
+    let fanOuts: [LoopFanOut]
 
-    init(configuration: ServerConfiguration, snapshot: ServerSnapshot, handler: (any EdgeSwipeRequestHandler)?, policy: AccessPolicy, logger: Logger) {
+    init(
+        configuration: ServerConfiguration, snapshot: ServerSnapshot, handler: (any EdgeSwipeRequestHandler)?,
+        policy: AccessPolicy, eventLoops: [any EventLoop], logger: Logger
+    ) {
         self.configuration = configuration
         self.logger = logger
         self.handler = handler
         self.policy = policy
         self.registry = NIOLockedValueBox(Registry(snapshot: snapshot))
+        self.fanOuts = eventLoops.map(LoopFanOut.init(eventLoop:))
+    }
+
+    /// The fan-out of `eventLoop` (one of the group's).
+    func fanOut(for eventLoop: any EventLoop) -> LoopFanOut {
+        fanOuts.first { $0.eventLoop === eventLoop } ?? LoopFanOut(eventLoop: eventLoop)
+    }
+
+    /// Hands `shared` to every connection, waking each event loop at most once.
+    private func fanOut(_ shared: SharedBatch, to connections: Dictionary<UInt64, Connection>.Values) {
+        var wake = false
+        for connection in connections where connection.deliverDeferringWake(shared) { wake = true }
+        guard wake else { return }
+        for fanOut in fanOuts { fanOut.wakeIfPending() }
     }
 
     func nextConnectionID() -> UInt64 {
@@ -48,8 +67,8 @@ final class ServerCore: Sendable {
     /// Adds a connection and queues its hello, atomically with respect to publishing: the hello's snapshot
     /// includes exactly the events published before it, and the connection receives exactly those after it.
     func register(_ connection: Connection) -> Bool {
-        registry.withLockedValue { r in
-            guard !r.closing else { return false }
+        let registered = registry.withLockedValue { r -> Int? in
+            guard !r.closing else { return nil }
             var batch = EncodedBatch(capacity: 4096)
             batch.appendHello(
                 r.snapshot, access: AccessInfo(read: true, control: connection.access >= .control),
@@ -57,8 +76,11 @@ final class ServerCore: Sendable {
             r.connections[connection.id] = connection
             r.accepted += 1
             connection.deliver(SharedBatch(batch))
-            return true
+            return r.connections.count
         }
+        guard let registered else { return false }
+        configuration.connectionRegistered?(registered)
+        return true
     }
 
     func unregister(_ connection: Connection) {
@@ -89,8 +111,7 @@ final class ServerCore: Sendable {
             }
             guard !batch.isEmpty else { return }
             r.batchCapacity = max(1024, batch.byteCount)
-            let shared = SharedBatch(batch)
-            for connection in r.connections.values { connection.deliver(shared) }
+            fanOut(SharedBatch(batch), to: r.connections.values)
         }
     }
 
@@ -99,8 +120,7 @@ final class ServerCore: Sendable {
             guard !r.closing else { return }
             var batch = EncodedBatch(capacity: 1024)
             build(&batch, &r.snapshot)
-            let shared = SharedBatch(batch)
-            for connection in r.connections.values { connection.deliver(shared) }
+            fanOut(SharedBatch(batch), to: r.connections.values)
         }
     }
 }
@@ -158,8 +178,10 @@ public final class EdgeSwipeServer: Sendable {
             path = boundPath(of: fd)
         }
         let policy = configuration.access ?? .owner(uid: UInt32(getuid()), socketGroup: listener.group)
-        let core = ServerCore(configuration: configuration, snapshot: snapshot, handler: handler, policy: policy, logger: logger)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
+        let core = ServerCore(
+            configuration: configuration, snapshot: snapshot, handler: handler, policy: policy,
+            eventLoops: Array(group.makeIterator()), logger: logger)
         let acceptor: Acceptor
         do {
             acceptor = try Acceptor(listener: listener, core: core, group: group)

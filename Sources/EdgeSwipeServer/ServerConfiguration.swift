@@ -38,6 +38,10 @@ public struct ServerConfiguration: Sendable {
     /// The clock of `time_us` on the messages the server makes itself (hello, reply, error, config, goodbye).
     /// Engine events keep their own times; a daemon replaying a recording passes its replay clock here.
     public var clock: @Sendable () -> MonotonicInstant = { MonotonicInstant(microseconds: monotonicMicroseconds()) }
+    /// Called after a client has been admitted and its hello queued, with the number of connections open now
+    /// (which ``EdgeSwipeServer/statistics`` already counts). On the accepting event loop: keep it short and
+    /// non-blocking. The daemon uses it to open its `--wait-for-clients` gate without polling.
+    public var connectionRegistered: (@Sendable (_ connections: Int) -> Void)?
 
     public init(listener: Listener, serverVersion: String) {
         self.listener = listener

@@ -55,6 +55,11 @@ final class Daemon: Service, Sendable {
         try hardening.checkSocket(listener)
         var configuration = ServerConfiguration(listener: listener, serverVersion: "edgeswiped \(EdgeSwipeVersion.string)")
         configuration.access = Self.accessPolicy(settings.access)
+        if options.waitForClients > 0 {
+            // The replay's gate checks the connection count when the input thread wakes: wake it for each client.
+            let router = self.router
+            configuration.connectionRegistered = { _ in router.input.withLock { $0 }?.wake() }
+        }
         serverConfiguration = configuration
         initialSnapshot = ServerSnapshot(serverVersion: configuration.serverVersion, devices: [], config: summary, state: engine.snapshot)
 
@@ -178,9 +183,11 @@ final class Daemon: Service, Sendable {
             await server.shutdown(message: "start-up failed")
             return
         }
+        // Hardening: a deleted socket file is noticed and bound again. Watched before READY=1, so that a deletion
+        // right after it is never missed (HardeningTests deletes the socket as soon as it sees READY=1).
+        hardening.watchSocket(server)
         sendNotify(.ready, .status("serving \(server.socketPath ?? "the systemd socket")"))
         logger.info("ready", metadata: ["socket": "\(server.socketPath ?? "systemd")", "version": "\(EdgeSwipeVersion.string)"])
-        hardening.watchSocket(server)  // Hardening: a deleted socket file is noticed and bound again
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.reload(on: hangups, server: server) }

@@ -36,12 +36,14 @@ final class ReplaySource: InputSource {
     private let options: RecordingPlayer.Options
     private let speed: Double
     private let loop: Bool
-    /// Holds the first step back until it returns true (e.g. until enough clients are connected).
+    /// Holds the first step back until it returns true (e.g. until enough clients are connected). While it is
+    /// closed the source asks for no wake-up: whoever can open it wakes the input thread (``InputThread/wake()``).
     private let gate: () -> Bool
     private var player: RecordingPlayer
     private var pending: InputStep?
     private var origin: (recorded: MonotonicInstant, live: MonotonicInstant)?
-    private var waitingSince: MonotonicInstant?
+    /// The gate was found closed: wait for a wake-up rather than a deadline.
+    private var waitingAtGate = false
     private(set) var isExhausted = false
     private let logger: Logger
 
@@ -62,8 +64,8 @@ final class ReplaySource: InputSource {
     var nextWakeup: MonotonicInstant? {
         if isExhausted { return nil }
         guard let origin else {
-            // Waiting at the gate: look again shortly (only while a test or a demo waits for its clients).
-            return waitingSince.map { $0.advanced(by: .milliseconds(10)) } ?? .zero
+            // Not started: check the gate now; once it was closed, only a wake-up (a client connecting) does.
+            return waitingAtGate ? nil : .zero
         }
         guard let step = pending else { return .zero }
         return live(step.time, origin)
@@ -78,7 +80,7 @@ final class ReplaySource: InputSource {
         guard !isExhausted else { return }
         if origin == nil {
             guard gate() else {
-                waitingSince = now
+                waitingAtGate = true
                 return
             }
             pending = player.next()

@@ -71,6 +71,12 @@ final class InputThread: @unchecked Sendable {
     /// Queues `command` and wakes the thread.
     func send(_ command: InputCommand) {
         commands.withLock { $0.append(command) }
+        wake()
+    }
+
+    /// Wakes the thread so that every source is serviced again (e.g. a closed `--wait-for-clients` gate, when a
+    /// client has connected). Async-signal-safe: one `write` to a non-blocking pipe.
+    func wake() {
         var one: UInt8 = 1
         _ = write(wakeWriteFD, &one, 1)
     }

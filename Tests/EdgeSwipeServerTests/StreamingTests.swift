@@ -40,11 +40,14 @@ struct StreamingTests {
         late.close()
     }
 
-    @Test("1 and 50 clients receive identical phase, terminal, lifecycle and state sequences", arguments: [1, 50])
-    func manyClientsAgree(_ count: Int) async throws {
+    @Test(
+        "1 and 50 clients, on one event loop or spread over three, receive identical phase, terminal, lifecycle and state sequences",
+        arguments: [(clients: 1, eventLoops: 1), (50, 1), (50, 3)])
+    func manyClientsAgree(_ count: Int, eventLoops: Int) async throws {
         let dir = try TempDir()
         let traffic = Traffic.swipes(3)
-        let server = try TestServer.start(TestServer.configuration(dir.file("s.sock")), snapshot: traffic.initial)
+        let server = try TestServer.start(
+            TestServer.configuration(dir.file("s.sock")) { $0.eventLoopThreads = eventLoops }, snapshot: traffic.initial)
         defer { Task { await server.shutdown() } }
         let clients = try (0..<count).map { _ in try TestClient(path: dir.file("s.sock")) }
         for c in clients {

@@ -21,7 +21,17 @@ struct DaemonTests {
         // Each reader is used by exactly one iteration; the results go through a lock.
         nonisolated(unsafe) let readers = clients
         let collected = LockedSlots<[[String: Any]]>(count: count, initial: [])
-        DispatchQueue.concurrentPerform(iterations: count) { i in collected[i] = readers[i].messages(until: Self.isGoodbye) }
+        // A thread per client: concurrentPerform runs only as many at once as there are cores, so on 2 cores the
+        // late clients were read seconds behind and lost their tail to the goodbye timeout.
+        let done = DispatchGroup()
+        for i in 0..<count {
+            done.enter()
+            Thread.detachNewThread {
+                collected[i] = readers[i].messages(until: Self.isGoodbye)
+                done.leave()
+            }
+        }
+        done.wait()
         for messages in collected.values {
             #expect(messages.first?.type == "hello")
             #expect(messages.last?.type == "goodbye")

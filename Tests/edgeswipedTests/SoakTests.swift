@@ -47,14 +47,18 @@ struct SoakTests {
         // Well-behaved clients: each on its own thread, reading everything until the goodbye.
         let streams = Mutex<[Stream]>([])
         let readers = DispatchGroup()
+        // The gate counts every connection: churn starts once the well-behaved clients are in, or a churning one
+        // could open it before the last of them connects (which would then miss the first events).
+        let connected = DispatchSemaphore(value: 0)
         for _ in 0..<Self.wellBehaved {
             readers.enter()
             Thread.detachNewThread {
                 defer { readers.leave() }
-                let stream = Self.readWellBehaved(path: path, timeoutSeconds: Self.seconds + 60)
+                let stream = Self.readWellBehaved(path: path, timeoutSeconds: Self.seconds + 60) { connected.signal() }
                 streams.withLock { $0.append(stream) }
             }
         }
+        for _ in 0..<Self.wellBehaved { _ = connected.wait(timeout: .now() + 30) }
 
         // Churn: until the time is up or the connections are made, whichever is later.
         let start = Date()
@@ -129,9 +133,11 @@ struct SoakTests {
     }
 
     /// Reads until the goodbye, checking `seq` and each transition's phases as it goes.
-    static func readWellBehaved(path: String, timeoutSeconds: Double) -> Stream {
+    static func readWellBehaved(path: String, timeoutSeconds: Double, connected: () -> Void) -> Stream {
         var stream = Stream()
-        guard let client = try? LineClient(path: path) else {
+        let client = try? LineClient(path: path)
+        connected()
+        guard let client else {
             stream.problems.append("cannot connect")
             return stream
         }

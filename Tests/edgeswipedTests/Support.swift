@@ -71,7 +71,7 @@ struct SubprocessTimeout: Error, CustomStringConvertible {
 
 import Synchronization
 
-/// Results written from `DispatchQueue.concurrentPerform` iterations, one slot each, behind a lock.
+/// Results written from concurrent readers, one slot each, behind a lock.
 final class LockedSlots<Element>: @unchecked Sendable {
     private let lock = NSLock()
     private var slots: [Element]
