@@ -29,6 +29,8 @@ final class ServerCore: Sendable {
     let handler: (any EdgeSwipeRequestHandler)?
     let policy: AccessPolicy
     let registry: NIOLockedValueBox<Registry>
+    /// ConnectionHandler instances alive (see ``ServerStatistics/liveConnectionHandlers``).
+    let liveHandlers = NIOLockedValueBox(0)
 
     init(configuration: ServerConfiguration, snapshot: ServerSnapshot, handler: (any EdgeSwipeRequestHandler)?, policy: AccessPolicy, logger: Logger) {
         self.configuration = configuration
@@ -235,7 +237,8 @@ public final class EdgeSwipeServer: Sendable {
             for c in r.connections.values { coalesced += c.outbox.withLockedValue { $0.coalesced } }
             return ServerStatistics(
                 connections: r.connections.count, accepted: r.accepted, rejectedPeers: r.rejected,
-                disconnectedForBacklog: r.cutOff, coalescedMessages: coalesced)
+                disconnectedForBacklog: r.cutOff, coalescedMessages: coalesced,
+                liveConnectionHandlers: core.liveHandlers.withLockedValue { $0 })
         }
     }
 
