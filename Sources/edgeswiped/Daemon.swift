@@ -178,9 +178,11 @@ final class Daemon: Service, Sendable {
             await server.shutdown(message: "start-up failed")
             return
         }
+        // Hardening: a deleted socket file is noticed and bound again. Watched before READY=1, so that a deletion
+        // any time after systemd (or a test) has been told the daemon is ready is seen.
+        hardening.watchSocket(server)
         sendNotify(.ready, .status("serving \(server.socketPath ?? "the systemd socket")"))
         logger.info("ready", metadata: ["socket": "\(server.socketPath ?? "systemd")", "version": "\(EdgeSwipeVersion.string)"])
-        hardening.watchSocket(server)  // Hardening: a deleted socket file is noticed and bound again
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.reload(on: hangups, server: server) }
