@@ -21,7 +21,18 @@ struct DaemonTests {
         // Each reader is used by exactly one iteration; the results go through a lock.
         nonisolated(unsafe) let readers = clients
         let collected = LockedSlots<[[String: Any]]>(count: count, initial: [])
-        DispatchQueue.concurrentPerform(iterations: count) { i in collected[i] = readers[i].messages(until: Self.isGoodbye) }
+        // One thread per client: concurrentPerform runs only as many iterations at once as there are cores (2 here),
+        // so the other clients were not read while the daemon's goodbye waited for them, and their streams ended
+        // early under load (seen under AddressSanitizer).
+        let done = DispatchGroup()
+        for i in 0..<count {
+            done.enter()
+            Thread.detachNewThread {
+                collected[i] = readers[i].messages(until: Self.isGoodbye)
+                done.leave()
+            }
+        }
+        #expect(done.wait(timeout: .now() + 120) == .success, "every client read to its goodbye")
         for messages in collected.values {
             #expect(messages.first?.type == "hello")
             #expect(messages.last?.type == "goodbye")
