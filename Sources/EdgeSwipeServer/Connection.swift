@@ -155,7 +155,10 @@ final class ConnectionHandler: ChannelInboundHandler {
         logger[metadataKey: "connection"] = "\(id)"
         logger[metadataKey: "peer"] = "\(peer)"
         self.logger = logger
+        core.liveHandlers.withLockedValue { $0 += 1 }
     }
+
+    deinit { core.liveHandlers.withLockedValue { $0 -= 1 } }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
@@ -188,7 +191,14 @@ final class ConnectionHandler: ChannelInboundHandler {
             core.unregister(connection)
         }
         logger.debug("client disconnected", metadata: ["lines_sent": "\(seq)"])
+        // The Connection holds this handler (to reach it on its event loop) and this handler holds the
+        // Connection: break the cycle, or every closed client's handler, Connection, channel, framer buffer and
+        // outbox stay in memory for the life of the daemon. Work already scheduled on the loop holds the
+        // Connection itself, and finds `context` nil.
+        self.connection = nil
         self.context = nil
+        framer = LineFramer(maxLineBytes: core.configuration.maxLineBytes)
+        scratch = []
         context.fireChannelInactive()
     }
 

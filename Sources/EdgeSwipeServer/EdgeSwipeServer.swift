@@ -31,6 +31,8 @@ final class ServerCore: Sendable {
     let registry: NIOLockedValueBox<Registry>
     /// One per event loop of the group.
     let fanOuts: [LoopFanOut]
+    /// ConnectionHandler instances alive (see ``ServerStatistics/liveConnectionHandlers``).
+    let liveHandlers = NIOLockedValueBox(0)
 
     init(
         configuration: ServerConfiguration, snapshot: ServerSnapshot, handler: (any EdgeSwipeRequestHandler)?,
@@ -257,7 +259,8 @@ public final class EdgeSwipeServer: Sendable {
             for c in r.connections.values { coalesced += c.outbox.withLockedValue { $0.coalesced } }
             return ServerStatistics(
                 connections: r.connections.count, accepted: r.accepted, rejectedPeers: r.rejected,
-                disconnectedForBacklog: r.cutOff, coalescedMessages: coalesced)
+                disconnectedForBacklog: r.cutOff, coalescedMessages: coalesced,
+                liveConnectionHandlers: core.liveHandlers.withLockedValue { $0 })
         }
     }
 

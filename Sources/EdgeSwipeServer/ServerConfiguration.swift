@@ -61,6 +61,9 @@ public struct ServerStatistics: Hashable, Sendable {
     public var disconnectedForBacklog: Int
     /// Progress messages superseded before a slow client read them.
     public var coalescedMessages: Int
+    /// Connection handlers still in memory (open connections, and closed ones whose event-loop work has not yet
+    /// finished). Once every client has gone it returns to 0; a count that keeps growing is a leak.
+    public var liveConnectionHandlers: Int = 0
 }
 
 /// What the daemon learns about a request besides the request itself.

@@ -115,6 +115,8 @@ final class SocketWatcher: Sendable {
     private func run() {
         var fds = [pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
         var buffer = [UInt8](repeating: 0, count: 4096)
+        // A deletion between binding and the watch being added made no event: look once now.
+        check()
         while true {
             fds[0].revents = 0
             fds[1].revents = 0

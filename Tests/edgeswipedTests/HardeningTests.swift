@@ -489,8 +489,32 @@ struct HardeningTests {
         chmod(open.path, 0o1777)
         let daemon = try DaemonProcess(["--socket", open.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: open)
         try daemon.waitUntilListening()
+        // The socket the daemon binds itself is its owner's and group's only.
+        var st = stat()
+        #expect(stat(daemon.socketPath, &st) == 0 && st.st_mode & S_IFMT == S_IFSOCK && st.st_mode & 0o777 == 0o660, "mode \(String(st.st_mode & 0o7777, radix: 8))")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("start-up checks a socket systemd passed: one every user can write is reported", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate"), "systemd-socket-activate is not installed"),
+          arguments: [(0o666 as mode_t, true), (0o660 as mode_t, false)])
+    func passedSocketMode(_ mode: mode_t, warns: Bool) throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("activated.sock").path
+        // systemd-socket-activate binds the socket, then starts the daemon at the first connection: the mode is
+        // set in between, as a socket unit's SocketMode= would.
+        let daemon = try DaemonProcess(
+            ["--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir, socketName: "activated.sock",
+            launcher: ["/usr/bin/systemd-socket-activate", "-l", path, "-E", "ASAN_OPTIONS", "-E", "LSAN_OPTIONS", "-E", "TSAN_OPTIONS"])
+        #expect(Hardening.wait(timeoutSeconds: 30) { FileManager.default.fileExists(atPath: path) }, "the launcher bound \(path)")
+        #expect(chmod(path, mode) == 0)
+        try daemon.waitUntilListening()
+        #expect(try LineClient(path: path).messages(until: { $0.type == "hello" }).last?.type == "hello")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
+        #expect(daemon.log.contains("using the socket systemd passed"), "\(daemon.log)")
+        #expect(daemon.log.contains("is writable by every user (mode 0666)") == warns, "\(daemon.log)")
     }
 
     @Test("start-up checks the state directory and the configuration file: unsafe ones are reported, never fatal")
