@@ -20,7 +20,7 @@ public enum ConfigParser {
 
     /// Parses configuration text; `file` is only used in error messages.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> EdgeSwipeSettings {
-        // Hardening (issue 7): text that toml++ cannot be handed safely is refused first (TOMLPrecheck.swift).
+        // Text that toml++ cannot be handed safely is refused first (TOMLPrecheck.swift).
         do throws(TOMLPrecheck.Problem) {
             try TOMLPrecheck.check(text)
         } catch {

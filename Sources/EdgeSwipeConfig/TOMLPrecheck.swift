@@ -1,4 +1,4 @@
-// Hardening (issue 7, found by `scripts/fuzz config`): checks a configuration text for the two things TOMLKit's
+// Found by `scripts/fuzz config`: checks a configuration text for the two things TOMLKit's
 // parser (toml++ 3) cannot be handed safely, before it sees the text.
 //
 // - A table header whose name starts with anything but a bare-key character or a quote (`[#]`, `[.]`, `[=]`,

@@ -5,7 +5,7 @@ import EdgeSwipeInput
 import Foundation
 import Glibc
 
-/// `edgeswipe-bench`: the process-level benchmarks of issue 6 (throughput, latency, fan-out, idle cost, memory,
+/// `edgeswipe-bench`: the process-level benchmarks (throughput, latency, fan-out, idle cost, memory,
 /// start-up, allocations), printed as one JSON object with `--json`. docs/PERFORMANCE.md explains every field.
 /// Every loop is bounded in time and count; the daemon runs on Unix sockets in a temp dir and is stopped here.
 @main

@@ -32,7 +32,7 @@ final class Daemon: Service, Sendable {
     private let exited = Mutex<CheckedContinuation<Void, Never>?>(nil)
     private let hasExited = Mutex(false)
     private let failureStatus = Mutex<Int32?>(nil)
-    /// Hardening (issue 7): state persistence, socket watch, mode checks (DaemonHardening.swift).
+    /// State persistence, socket watch, mode checks (DaemonHardening.swift).
     private let hardening: DaemonHardening
 
     /// Set when the daemon stopped because something failed rather than because it was asked to.

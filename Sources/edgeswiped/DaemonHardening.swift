@@ -5,7 +5,7 @@ import Glibc
 import Logging
 import Synchronization
 
-/// Hardening (issue 7): what `Daemon` adds for resilience, behind a few marked hooks in `Daemon.swift`:
+/// What `Daemon` adds for resilience, behind a few marked hooks in `Daemon.swift`:
 /// - container state saved after every completed transition and restored at start-up (`StatePersistence.swift`);
 /// - the socket file watched for deletion and bound again (`SocketWatcher.swift`);
 /// - file modes checked at start-up (`ModeChecks.swift`).

@@ -78,7 +78,7 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Hold --replay back until this many clients are connected.", valueName: "n"))
     var waitForClients: Int = 0
 
-    // Hardening (issue 7): where the container state is saved (StatePersistence.swift).
+    // Where the container state is saved (StatePersistence.swift).
     @Option(name: .long, help: ArgumentHelp("Directory to save the containers' state in, restored at start-up.", discussion: "Default: $STATE_DIRECTORY (systemd's StateDirectory=), else $XDG_STATE_HOME/edgeswipe for a user; without either, nothing is saved.", valueName: "dir"))
     var stateDir: String?
 

@@ -2,7 +2,7 @@ import EdgeSwipeServer
 import Glibc
 import Logging
 
-// Hardening (issue 7): file modes checked at start-up.
+// File modes checked at start-up.
 //
 // - The socket's directory: writable by others without the sticky bit means anyone could replace the socket with
 //   their own and read what clients send, or delete it: refused (exit 69).

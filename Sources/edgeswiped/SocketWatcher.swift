@@ -3,7 +3,7 @@ import Glibc
 import Logging
 import Synchronization
 
-// Hardening (issue 7): a socket file deleted (or replaced) while the daemon runs is noticed at once, and the
+// A socket file deleted (or replaced) while the daemon runs is noticed at once, and the
 // socket is bound again; a daemon must never be silently unreachable.
 //
 // The watcher is a thread blocked in `poll` on an inotify descriptor for the socket's directory (and a wake-up

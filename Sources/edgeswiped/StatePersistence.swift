@@ -4,7 +4,7 @@ import Glibc
 import Logging
 import Synchronization
 
-// Hardening (issue 7): the containers' state survives a restart, a crash and SIGKILL.
+// The containers' state survives a restart, a crash and SIGKILL.
 //
 // After every completed transition the input thread publishes a `.state` event; before it goes to clients the
 // containers are written to `<state dir>/state.json` atomically (write a temporary file, fsync it, rename it over
