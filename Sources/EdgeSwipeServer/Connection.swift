@@ -13,11 +13,11 @@ final class Connection: Sendable {
     let outbox: NIOLockedValueBox<OutboxState>
     let handler: NIOLoopBound<ConnectionHandler>
     /// The fan-out of this connection's event loop: publishing wakes each loop once, not each connection.
-    let fanOut: LoopFanOut
+    let fanOut: LoopFanOut?
 
     init(
         id: UInt64, peer: PeerCredentials, access: AccessLevel, channel: any Channel, limits: (messages: Int, bytes: Int),
-        handler: ConnectionHandler, fanOut: LoopFanOut
+        handler: ConnectionHandler, fanOut: LoopFanOut?
     ) {
         self.id = id
         self.peer = peer
@@ -38,7 +38,7 @@ final class Connection: Sendable {
     /// connection was added to its loop's fan-out, which must then be woken (``LoopFanOut/wakeIfPending()``).
     func deliverDeferringWake(_ batch: SharedBatch) -> Bool {
         let outcome = outbox.withLockedValue { $0.enqueue(batch) }
-        guard case .wake = outcome else {
+        guard case .wake = outcome, let fanOut else {
             react(to: outcome)
             return false
         }

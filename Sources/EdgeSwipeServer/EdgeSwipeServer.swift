@@ -46,9 +46,9 @@ final class ServerCore: Sendable {
         self.fanOuts = eventLoops.map(LoopFanOut.init(eventLoop:))
     }
 
-    /// The fan-out of `eventLoop` (one of the group's).
-    func fanOut(for eventLoop: any EventLoop) -> LoopFanOut {
-        fanOuts.first { $0.eventLoop === eventLoop } ?? LoopFanOut(eventLoop: eventLoop)
+    /// The fan-out of `eventLoop`; `nil` for a loop outside the group, whose connections are then woken one by one.
+    func fanOut(for eventLoop: any EventLoop) -> LoopFanOut? {
+        fanOuts.first { $0.eventLoop === eventLoop }
     }
 
     /// Hands `shared` to every connection, waking each event loop at most once.
