@@ -34,6 +34,18 @@ final class DaemonProcess {
         try process.run()
     }
 
+    /// The bundled demo held back at its gate (`--wait-for-clients 99`), on `dir/d.sock`: a daemon that serves and
+    /// answers requests but plays no swipe of its own, for tests that drive it through the socket.
+    static func holdingDemo(
+        in dir: URL, _ arguments: [String] = [], environment: [String: String] = [:], waitUntilListening: Bool = true
+    ) throws -> DaemonProcess {
+        let daemon = try DaemonProcess(
+            ["--socket", dir.appendingPathComponent("d.sock").path] + arguments + ["--replay", Paths.demo.path, "--wait-for-clients", "99"],
+            directory: dir, environment: environment)
+        if waitUntilListening { try daemon.waitUntilListening() }
+        return daemon
+    }
+
     /// Waits until the socket accepts connections.
     func waitUntilListening(timeoutSeconds: Double = 30) throws {
         let deadline = Date().addingTimeInterval(timeoutSeconds)

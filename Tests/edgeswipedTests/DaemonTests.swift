@@ -38,7 +38,12 @@ struct DaemonTests {
             #expect(messages.last?.type == "goodbye")
             let seqs = messages.compactMap { $0["seq"] as? Int }
             #expect(seqs == Array(1...max(1, messages.count)))
-            streams.append(messages.compactMap(\.phaseLine))
+            // The replay's device is added when the daemon starts: a client connected by then is sent `device`
+            // `added`, a later one finds the device in its `hello`. Either way every client knows it.
+            let hello = messages.first { $0.type == "hello" }
+            let lines = messages.compactMap(\.phaseLine)
+            #expect(lines.first == "device" || !((hello?["devices"] as? [Any]) ?? []).isEmpty, "the replay device is known")
+            streams.append(Array(lines.drop { $0 == "device" }))
         }
         #expect(daemon.waitForExit() == 0, "\(daemon.log)")
         let first = try #require(streams.first)
@@ -50,8 +55,7 @@ struct DaemonTests {
     func malformedLines() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let daemon = try DaemonProcess(["--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir)
-        try daemon.waitUntilListening()
+        let daemon = try DaemonProcess.holdingDemo(in: dir)
         let client = try LineClient(path: daemon.socketPath)
         #expect(client.messages(until: { $0.type == "hello" }).last?.type == "hello")
         for bad in ["{not json", #"{"op":"frobnicate","id":7}"#, #"{"op":"push","id":8}"#, String(repeating: "x", count: 70_000)] {
@@ -74,10 +78,7 @@ struct DaemonTests {
         let config = dir.appendingPathComponent("c.toml")
         // We may read (our own uid is the default reader), but only uid 4242 may control.
         try "[access]\ncontrol_uids = [4242]\n".write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(
-            ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--replay", Paths.demo.path, "--wait-for-clients", "99"],
-            directory: dir)
-        try daemon.waitUntilListening()
+        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path])
         let client = try LineClient(path: daemon.socketPath)
         let hello = client.messages(until: { $0.type == "hello" }).last
         #expect((hello?["access"] as? [String: Any])?["control"] as? Bool == false)
@@ -95,8 +96,7 @@ struct DaemonTests {
     func controlRequest() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let daemon = try DaemonProcess(["--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir)
-        try daemon.waitUntilListening()
+        let daemon = try DaemonProcess.holdingDemo(in: dir)
         let r = try run(Paths.edgeswipectl, ["tab", "shell", "settings", "--socket", daemon.socketPath])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasPrefix("transition 1 started"))
@@ -114,9 +114,7 @@ struct DaemonTests {
         let config = dir.appendingPathComponent("c.toml")
         // Only uid 4242 may connect: the test's own uid (the daemon's too) is not in the list.
         try "[access]\nread_uids = [4242]\n".write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(
-            ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--replay", Paths.demo.path, "--wait-for-clients", "99"],
-            directory: dir)
+        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path], waitUntilListening: false)
         // The socket accepts and closes at once, so wait for the file rather than for a greeting.
         let deadline = Date().addingTimeInterval(30)
         while !FileManager.default.fileExists(atPath: daemon.socketPath) && Date() < deadline { usleep(20_000) }
@@ -161,9 +159,7 @@ struct DaemonTests {
         withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in notifyPath.utf8.enumerated() { raw[i] = b } }
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
         #expect(bound == 0)
-        let daemon = try DaemonProcess(
-            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--wait-for-clients", "99"],
-            directory: dir, environment: ["NOTIFY_SOCKET": notifyPath])
+        let daemon = try DaemonProcess.holdingDemo(in: dir, environment: ["NOTIFY_SOCKET": notifyPath], waitUntilListening: false)
         func datagrams(until marker: String) -> String {
             var all = ""
             let deadline = Date().addingTimeInterval(30)
@@ -190,10 +186,7 @@ struct DaemonTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("c.toml")
         try "[daemon]\ntick_hz = 60\n".write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(
-            ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--replay", Paths.demo.path, "--wait-for-clients", "99"],
-            directory: dir)
-        try daemon.waitUntilListening()
+        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path])
         let client = try LineClient(path: daemon.socketPath)
         _ = client.messages(until: { $0.type == "hello" })
         try "[touchscreen]\nedge_zone_mm = 45\n".write(to: config, atomically: true, encoding: .utf8)

@@ -105,10 +105,7 @@ struct HardeningTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("c.toml")
         try "[daemon]\ntick_hz = 60\n".write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(
-            ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--replay", Paths.demo.path,
-             "--wait-for-clients", "99"], directory: dir)
-        try daemon.waitUntilListening()
+        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path])
         let client = try LineClient(path: daemon.socketPath)
         _ = client.messages(until: { $0.type == "hello" })
         try text.write(to: config, atomically: true, encoding: .utf8)
@@ -127,10 +124,7 @@ struct HardeningTests {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let notify = try NotifyListener(path: dir.appendingPathComponent("notify").path)
-        let daemon = try DaemonProcess(
-            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--wait-for-clients", "99"],
-            directory: dir, environment: ["NOTIFY_SOCKET": notify.path])
-        try daemon.waitUntilListening()
+        let daemon = try DaemonProcess.holdingDemo(in: dir, environment: ["NOTIFY_SOCKET": notify.path])
         #expect(notify.wait(for: "READY=1"))
         let old = try LineClient(path: daemon.socketPath)
         #expect(old.messages(until: { $0.type == "hello" }).last?.type == "hello")
@@ -183,9 +177,7 @@ struct HardeningTests {
     func terminateMidRequestedTransition() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let daemon = try DaemonProcess(
-            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir)
-        try daemon.waitUntilListening()
+        let daemon = try DaemonProcess.holdingDemo(in: dir)
         let clients = try (0..<3).map { _ in try LineClient(path: daemon.socketPath) }
         for c in clients { _ = c.messages(until: { $0.type == "hello" }) }
         clients[0].send(#"{"op":"present","id":1,"container":"overlay","scene":"card","style":"custom"}"#)
@@ -347,10 +339,7 @@ struct HardeningTests {
             try valid.write(to: target, atomically: true, encoding: .utf8)
             try FileManager.default.createSymbolicLink(at: file, withDestinationURL: target)
         }
-        let daemon = try DaemonProcess(
-            ["--socket", dir.appendingPathComponent("d.sock").path, "--state-dir", stateDir.path, "--replay", Paths.demo.path,
-             "--wait-for-clients", "99"], directory: dir)
-        try daemon.waitUntilListening()
+        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--state-dir", stateDir.path])
         let client = try LineClient(path: daemon.socketPath)
         let hello = try #require(client.messages(until: { $0.type == "hello" }).last)
         #expect(hello.visibleScenes["shell"] == "home", "the configured state, not the bad file's")
@@ -373,9 +362,7 @@ struct HardeningTests {
     func slowReaderCutOff() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let daemon = try DaemonProcess(
-            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir)
-        try daemon.waitUntilListening()
+        let daemon = try DaemonProcess.holdingDemo(in: dir)
         let good = try LineClient(path: daemon.socketPath)
         _ = good.messages(until: { $0.type == "hello" })
         let stalled = try LineClient(path: daemon.socketPath)
@@ -423,9 +410,7 @@ struct HardeningTests {
     func otherUserRejectedBeforeAnyByte() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let daemon = try DaemonProcess(
-            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir)
-        try daemon.waitUntilListening()
+        let daemon = try DaemonProcess.holdingDemo(in: dir)
         // First gate: the socket file (0660, root's group) does not let nobody connect at all.
         let gated = try Hardening.runAsNobody(Self.readAll, arguments: [daemon.socketPath])
         #expect(gated.stdout.hasPrefix("connect-failed \(EACCES)"), "\(gated.stdout) \(gated.stderr)")
@@ -447,10 +432,7 @@ struct HardeningTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("c.toml")
         try "[access]\nread_uids = [\(Hardening.nobody)]\ncontrol_uids = [\(getuid())]\n".write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(
-            ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--replay", Paths.demo.path,
-             "--wait-for-clients", "99"], directory: dir)
-        try daemon.waitUntilListening()
+        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path])
         chmod(daemon.socketPath, 0o666)
         let script = """
             import json, socket, sys
