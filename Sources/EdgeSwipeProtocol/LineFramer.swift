@@ -44,6 +44,13 @@ public struct LineFramer: Sendable {
         }
     }
 
+    /// The peer has finished sending: a last line without its newline is still a line (`printf '{"op":"ping"}' |
+    /// socat …` sends one), reported like any other.
+    public mutating func finish(_ emit: (Frame) throws -> Void) rethrows {
+        guard discarding || !pending.isEmpty else { return }
+        try endLine(emit)
+    }
+
     /// Convenience for tests and the client: feeds an array.
     public mutating func feed(_ bytes: [UInt8], _ emit: (Frame) throws -> Void) rethrows {
         try bytes.withUnsafeBytes { try feed($0, emit) }

@@ -34,6 +34,11 @@ final class Connection: Sendable {
         react(to: outbox.withLockedValue { $0.enqueue(batch) })
     }
 
+    /// Queues the answer to a request the daemon handled (see ``OutboxState/enqueueAnswer(_:)``).
+    func deliverAnswer(_ batch: SharedBatch) {
+        react(to: outbox.withLockedValue { $0.enqueueAnswer(batch) })
+    }
+
     /// Queues `batch` like ``deliver(_:)``, but leaves waking the event loop to the caller: true when this
     /// connection was added to its loop's fan-out, which must then be woken (``LoopFanOut/wakeIfPending()``).
     func deliverDeferringWake(_ batch: SharedBatch) -> Bool {
@@ -207,6 +212,19 @@ final class ConnectionHandler: ChannelInboundHandler {
         context.fireChannelWritabilityChanged()
     }
 
+    /// The client has finished sending (socat and most scripts `shutdown(SHUT_WR)` once their requests are
+    /// written): a last line without its newline still counts, every request read is answered, and the connection
+    /// closes once those answers are written.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let event = event as? ChannelEvent, event == .inputClosed else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        framer.finish { frame in handle(frame) }
+        guard let connection, connection.outbox.withLockedValue({ $0.endInput() }) else { return }
+        drain()
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.debug("connection error, closing", metadata: ["error": "\(error)"])
         context.close(promise: nil)
@@ -347,8 +365,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                 } catch {
                     batch.appendError(error.answering(id: place.id, op: place.op, line: place.line), time: core.configuration.clock())
                 }
-                connection.outbox.withLockedValue { $0.endRequest() }
-                connection.deliver(SharedBatch(batch))
+                connection.deliverAnswer(SharedBatch(batch))
             }
         }
     }

@@ -433,6 +433,8 @@ final class Acceptor: Sendable {
         let core = self.core
         let id = core.nextConnectionID()
         ClientBootstrap(group: group)
+            // End of stream from the client only ends its requests: their answers are still written.
+            .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ConnectionHandler(core: core, peer: peer, access: access, id: id))

@@ -52,6 +52,9 @@ struct OutboxState {
     private(set) var requestsInFlight = 0
     /// Set when the event loop found nothing to send, so the next enqueue must wake it.
     private var wakeNeeded = true
+    /// The client has finished sending (end of stream, or `shutdown(SHUT_WR)`): once every request it sent is
+    /// answered, nothing more is queued and the connection closes after what is queued.
+    private(set) var inputEnded = false
 
     init(maxMessages: Int, maxBytes: Int) {
         self.maxMessages = maxMessages
@@ -142,7 +145,25 @@ struct OutboxState {
         return true
     }
 
-    mutating func endRequest() { requestsInFlight -= 1 }
+    /// Queues the answer to a request that was handed to the daemon, and counts the request as answered. The
+    /// last answer of a client that has finished sending is the last message it is sent.
+    mutating func enqueueAnswer(_ shared: SharedBatch) -> EnqueueOutcome {
+        requestsInFlight -= 1
+        let outcome = enqueue(shared)
+        closeIfAnswered()
+        return outcome
+    }
+
+    /// The client has finished sending; true when the connection can close as soon as its queue is written.
+    mutating func endInput() -> Bool {
+        inputEnded = true
+        closeIfAnswered()
+        return phase == .closing
+    }
+
+    private mutating func closeIfAnswered() {
+        if inputEnded && requestsInFlight == 0 && phase == .open { phase = .closing }
+    }
 
     /// The connection went away.
     mutating func close() {
