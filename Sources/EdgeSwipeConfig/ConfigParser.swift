@@ -42,10 +42,12 @@ public enum ConfigParser {
         }
 
         let daemonSection = try top.section("daemon")
-        try daemonSection.only(["tick_hz", "seat"])
+        try daemonSection.only(["tick_hz", "seat", "max_clients", "stall_timeout_s"])
         let daemon = DaemonSettings(
             tickHz: try daemonSection.int("tick_hz", default: 120, in: 1...1000) ?? 120,
-            seat: try daemonSection.string("seat", default: "seat0", nonEmpty: true) ?? "seat0")
+            seat: try daemonSection.string("seat", default: "seat0", nonEmpty: true) ?? "seat0",
+            maxClients: try daemonSection.int("max_clients", default: 1024, in: 1...65536) ?? 1024,
+            stallTimeoutSeconds: try daemonSection.int("stall_timeout_s", default: 30, in: 1...3600) ?? 30)
 
         let transition = try top.section("transition")
         try transition.only(["threshold", "flick_velocity", "completion_speed", "completion_curve", "spring_response_ms", "animator"])

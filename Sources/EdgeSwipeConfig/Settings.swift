@@ -26,9 +26,15 @@ public struct EdgeSwipeSettings: Hashable, Sendable {
 public struct DaemonSettings: Hashable, Sendable {
     public var tickHz: Int = 120
     public var seat: String = "seat0"
-    public init(tickHz: Int = 120, seat: String = "seat0") {
+    /// Clients connected at once; past it a newcomer gets `goodbye` `too-many-clients`.
+    public var maxClients: Int = 1024
+    /// Seconds a client may read nothing while messages wait before it is disconnected.
+    public var stallTimeoutSeconds: Int = 30
+    public init(tickHz: Int = 120, seat: String = "seat0", maxClients: Int = 1024, stallTimeoutSeconds: Int = 30) {
         self.tickHz = tickHz
         self.seat = seat
+        self.maxClients = maxClients
+        self.stallTimeoutSeconds = stallTimeoutSeconds
     }
 }
 

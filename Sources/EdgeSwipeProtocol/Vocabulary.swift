@@ -149,8 +149,12 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
 public enum GoodbyeReason: String, Hashable, Sendable, Codable {
     /// The daemon is stopping.
     case shutdown
-    /// The client read too slowly: its backlog passed the bound.
+    /// The client read too slowly: its backlog passed the bound, or it read nothing for the stall timeout.
     case backlogExceeded = "backlog-exceeded"
+    /// The access policy (reloaded, or something it depends on) no longer admits the client.
+    case accessRevoked = "access-revoked"
+    /// As many clients as the server takes are connected; sent as the only message of the refused connection.
+    case tooManyClients = "too-many-clients"
 }
 
 /// How a reloaded configuration went.

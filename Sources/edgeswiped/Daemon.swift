@@ -55,6 +55,17 @@ final class Daemon: Service, Sendable {
         try hardening.checkSocket(listener)
         var configuration = ServerConfiguration(listener: listener, serverVersion: "edgeswiped \(EdgeSwipeVersion.string)")
         configuration.access = Self.accessPolicy(settings.access)
+        configuration.maxClients = settings.daemon.maxClients
+        configuration.stallTimeout = .seconds(settings.daemon.stallTimeoutSeconds)
+        // What a burst of clients allocated stays in glibc's arenas once they have gone, and resident: hand it
+        // back (ProcessHeap.swift has the measurement).
+        configuration.clientsDeparted = { [logger] in
+            let started = MonotonicClock.now()
+            let free = ProcessHeap.releaseFreeMemory()
+            logger.debug("clients left: returned free heap memory to the system", metadata: [
+                "free_bytes": "\(free)", "took_us": "\((MonotonicClock.now() - started).value)",
+            ])
+        }
         if options.waitForClients > 0 {
             // The replay's gate checks the connection count when the input thread wakes: wake it for each client.
             let router = self.router
@@ -235,6 +246,10 @@ final class Daemon: Service, Sendable {
             let fresh = try ConfigParser.load(path: configPath)
             settings.withLock { $0 = fresh }
             input.send(.reconfigure(fresh.engine))
+            // The new [access] holds for the connections already open too: whoever it no longer admits is told
+            // (goodbye "access-revoked") and let go, whoever lost control loses it now.
+            server.applyAccessPolicy(Self.accessPolicy(fresh.access))
+            server.setClientLimits(maxClients: fresh.daemon.maxClients, stallTimeout: .seconds(fresh.daemon.stallTimeoutSeconds))
             server.publishConfig(.reloaded, message: "reloaded \(configPath)", config: ConfigSummary(configuration: fresh.engine, source: configPath))
             logger.info("configuration reloaded", metadata: ["file": "\(configPath)"])
         } catch {

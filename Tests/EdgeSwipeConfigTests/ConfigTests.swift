@@ -62,6 +62,8 @@ struct ConfigTests {
         ("[transition]\nthreshold = 0.4", { @Sendable (s: EdgeSwipeSettings) in s.engine.touchpad.decision.threshold == 0.4 }),
         ("[transition]\ncompletion_curve = \"spring\"\nspring_response_ms = 250", { @Sendable (s: EdgeSwipeSettings) in s.engine.completionCurve == .spring(response: .milliseconds(250)) }),
         ("[access]\ncontrol_uids = [1000]", { @Sendable (s: EdgeSwipeSettings) in s.access.controlUIDs == [1000] }),
+        ("[daemon]\nmax_clients = 8\nstall_timeout_s = 5", { @Sendable (s: EdgeSwipeSettings) in s.daemon.maxClients == 8 && s.daemon.stallTimeoutSeconds == 5 }),
+        ("", { @Sendable (s: EdgeSwipeSettings) in s.daemon.maxClients == 1024 && s.daemon.stallTimeoutSeconds == 30 }),
     ] as [(String, @Sendable (EdgeSwipeSettings) -> Bool)])
     func overrides(_ text: String, _ check: @Sendable (EdgeSwipeSettings) -> Bool) throws {
         let settings = try ConfigParser.parse(text, file: "user.toml")
@@ -77,6 +79,8 @@ struct ConfigTests {
         ("[[bindings]]\nedge = \"sideways\"\n", "user.toml:2: 'edge' must be one of"),
         ("[[bindings]]\ncontainer = \"app\"\n", "user.toml:1: [[bindings]] needs 'edge'"),
         ("[daemon]\ntick_hz = \"fast\"\n", "user.toml:2: 'tick_hz' must be a whole number"),
+        ("[daemon]\nmax_clients = 0\n", "user.toml:2: 'max_clients' must be between 1 and 65536 (got 0)"),
+        ("[daemon]\nstall_timeout_s = 0\n", "user.toml:2: 'stall_timeout_s' must be between 1 and 3600 (got 0)"),
         ("[[devices.override]]\nmatch = \"x\"\nrotation = 45\n", "user.toml:3: 'rotation' must be 0, 90, 180 or 270 (got 45)"),
         ("[[devices.override]]\nmatch = \"x\"\ncalibration = [1, 2]\n", "user.toml:3: 'calibration' must be 6 numbers"),
         ("[touchscreen\n", "user.toml:1: TOML syntax"),

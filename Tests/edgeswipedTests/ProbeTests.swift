@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 /// What an adversarial probe of a release build found: hostile local clients and clumsy operators, each failure
@@ -58,6 +59,173 @@ struct ProbeTests {
         #expect(ids.sorted() == ["-", "1", "2", "3", "4", "6", "7"], "\(answers)")
         #expect(answers.first { $0["id"] as? Int == 3 }?.type == "reply")
         #expect(rest.contains { $0.type == "transition" && $0["phase"] as? String == "completed" }, "the events up to the last answer still stream")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
+    }
+}
+
+extension ProbeTests {
+    /// Writes `config` and starts the demo held back at its gate with it.
+    static func daemon(in dir: URL, config: String, _ arguments: [String] = []) throws -> (DaemonProcess, URL) {
+        let file = dir.appendingPathComponent("c.toml")
+        try config.write(to: file, atomically: true, encoding: .utf8)
+        return (try DaemonProcess.holdingDemo(in: dir, ["--config", file.path] + arguments), file)
+    }
+
+    static func answer(_ client: LineClient, _ request: String, id: Int) -> [String: Any]? {
+        client.send(request)
+        return client.messages(until: { ($0.type == "reply" || $0.type == "error") && $0["id"] as? Int == id }, timeoutSeconds: 10)
+            .last { ($0.type == "reply" || $0.type == "error") && $0["id"] as? Int == id }
+    }
+
+    // MARK: - Access reload
+
+    @Test("SIGHUP applies a new [access] to open connections: control shrinks to read at once, a removed uid gets goodbye access-revoked")
+    func reloadRevokesAccess() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let me = getuid()
+        let (daemon, config) = try Self.daemon(in: dir, config: "[access]\nread_uids = [\(me)]\ncontrol_uids = [\(me)]\n")
+        let client = try LineClient(path: daemon.socketPath)
+        let hello = try #require(client.messages(until: { $0.type == "hello" }).last)
+        #expect((hello["access"] as? [String: Any])?["control"] as? Bool == true)
+        #expect(Self.answer(client, #"{"op":"select-tab","id":1,"container":"shell","index":2,"animated":false}"#, id: 1)?.type == "reply")
+
+        // Control goes to someone else: this connection may still read, but no longer control.
+        try "[access]\nread_uids = [\(me)]\ncontrol_uids = [54321]\n".write(to: config, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        #expect(client.messages(until: { $0.type == "config" }, timeoutSeconds: 15).last?["result"] as? String == "reloaded")
+        let refused = Self.answer(client, #"{"op":"select-tab","id":2,"container":"shell","index":0,"animated":false}"#, id: 2)
+        #expect(refused?.type == "error" && refused?["code"] as? String == "forbidden", "\(refused ?? [:])")
+        #expect(Self.answer(client, #"{"op":"ping","id":3}"#, id: 3)?.type == "reply", "reading is still allowed")
+
+        // This uid is removed altogether: the connection is told why and closed; a new one is refused.
+        try "[access]\nread_uids = [54321]\ncontrol_uids = [54321]\n".write(to: config, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        let rest = client.messages(until: { $0.type == "goodbye" }, timeoutSeconds: 15)
+        #expect(rest.last?["reason"] as? String == "access-revoked", "\(rest.map(\.type))")
+        #expect(client.readLine(timeoutSeconds: 10) == nil && client.closedByPeer, "closed after the goodbye")
+        let newcomer = try LineClient(path: daemon.socketPath)
+        #expect(newcomer.readLine(timeoutSeconds: 10) == nil && newcomer.closedByPeer, "a new connection of the removed uid is refused")
+        #expect(Hardening.waitForLog(daemon, "closing a connection the access policy no longer admits"), "\(daemon.log)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
+    }
+
+    @Test("SIGHUP that adds a uid to [access] lets it in", .enabled(if: Hardening.canSwitchUser, "needs root, setpriv and /usr/bin/python3 to act as uid 65534"))
+    func reloadAdmitsAddedUID() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let me = getuid()
+        let (daemon, config) = try Self.daemon(in: dir, config: "[access]\nread_uids = [\(me)]\ncontrol_uids = [\(me)]\n")
+        chmod(daemon.socketPath, 0o666)
+        let before = try Hardening.runAsNobody(HardeningTests.readAll, arguments: [daemon.socketPath])
+        #expect(before.stdout == "closed 0\n", "\(before.stdout) \(before.stderr)")
+        let watcher = try LineClient(path: daemon.socketPath)
+        _ = watcher.messages(until: { $0.type == "hello" })
+        try "[access]\nread_uids = [\(me), \(Hardening.nobody)]\ncontrol_uids = [\(me)]\n".write(to: config, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        #expect(watcher.messages(until: { $0.type == "config" }, timeoutSeconds: 15).last?["result"] as? String == "reloaded")
+        let after = try Hardening.runAsNobody(HardeningTests.readAll, arguments: [daemon.socketPath])
+        #expect(after.stdout.hasPrefix("timeout "), "admitted: the hello arrives and the stream stays open: \(after.stdout) \(after.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
+    }
+
+    // MARK: - Memory and backlog bounds
+
+    @Test("max_clients: past it a newcomer gets goodbye too-many-clients as its only message; a freed place is taken again")
+    func maxClients() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (daemon, _) = try Self.daemon(in: dir, config: "[daemon]\nmax_clients = 3\n")
+        // The start-up check's probe connection holds a place until the daemon has noticed it closed: take the
+        // three places once they are all free.
+        var clients: [LineClient] = []
+        #expect(Hardening.wait {
+            clients = (0..<3).compactMap { _ in try? LineClient(path: daemon.socketPath) }
+            return clients.count == 3 && clients.allSatisfy { $0.readLine(timeoutSeconds: 10)?.contains(#""type":"hello""#) == true }
+        }, "three clients are admitted")
+        let extra = try LineClient(path: daemon.socketPath)
+        let refused = extra.messages(until: { _ in false }, timeoutSeconds: 10)
+        #expect(refused.count == 1 && refused.first?.type == "goodbye" && refused.first?["seq"] as? Int == 1, "\(refused)")
+        #expect(refused.first?["reason"] as? String == "too-many-clients")
+        #expect(extra.closedByPeer)
+        clients.removeFirst().close()
+        #expect(Hardening.wait {
+            guard let c = try? LineClient(path: daemon.socketPath) else { return false }
+            return c.readLine(timeoutSeconds: 5)?.contains(#""type":"hello""#) == true
+        }, "a place freed by a client that left is taken by the next")
+        #expect(Hardening.waitForLog(daemon, "clients are connected (max_clients)"), "\(daemon.log)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
+    }
+
+    @Test("a client that reads nothing is cut off after stall_timeout_s, with what it missed and a goodbye; others are unaffected")
+    func stalledReaderTimesOut() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("c.toml")
+        try "[daemon]\nstall_timeout_s = 1\n".write(to: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(
+            ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--replay", Paths.demo.path,
+             "--loop", "--speed", "2", "--wait-for-clients", "2"], directory: dir)
+        try daemon.waitUntilListening()
+        // The well-behaved client reads everything, on its own thread, until the goodbye at the end.
+        let path = daemon.socketPath
+        let good = LockedSlots<SoakTests.Stream?>(count: 1, initial: nil)
+        let reader = DispatchGroup()
+        reader.enter()
+        Thread.detachNewThread {
+            good[0] = SoakTests.readWellBehaved(path: path, timeoutSeconds: 120, greeted: {})
+            reader.leave()
+        }
+        let stalled = try LineClient(path: daemon.socketPath)
+        stalled.send(#"{"op":"subscribe","tick_hz":1000}"#)
+        #expect(Hardening.waitForLog(daemon, "client too slow, disconnecting: it read nothing for 1.0 s", timeoutSeconds: 60), "\(daemon.log.suffix(2000))")
+        // It reads at last, within the goodbye's 2 s: what was queued, then the goodbye.
+        let rest = stalled.messages(until: { $0.type == "goodbye" }, timeoutSeconds: 30)
+        #expect(rest.last?["reason"] as? String == "backlog-exceeded")
+        #expect((rest.last?["message"] as? String)?.contains("nothing was read for 1.0 s") == true, "\(rest.last ?? [:])")
+        let seqs = rest.compactMap { $0["seq"] as? Int }
+        #expect(seqs == Array(1...max(1, seqs.count)), "gap-free up to the goodbye")
+        daemon.signal(SIGTERM)
+        #expect(reader.wait(timeout: .now() + 60) == .success)
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
+        let stream = try #require(good[0])
+        #expect(stream.endedWithGoodbye && stream.seqGaps.isEmpty && stream.problems.isEmpty, "\(stream.problems.prefix(3))")
+        #expect(daemon.log.components(separatedBy: "client too slow").count == 2, "only the stalled client was cut off")
+    }
+
+    @Test("a client that pipelines 20,000 requests and reads is never cut off: every one is answered, none refused")
+    func pipeliningReaderIsNeverCutOff() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try DaemonProcess.holdingDemo(in: dir)
+        let client = try LineClient(path: daemon.socketPath)
+        _ = client.messages(until: { $0.type == "hello" })
+        let count = 20_000
+        // Every 100th request needs the daemon (status), so requests also wait for the input thread.
+        let requests = (0..<count).map { i in i % 100 == 0 ? #"{"op":"status","id":\#(i)}"# : #"{"op":"ping","id":\#(i)}"# }
+        let payload = Array((requests.joined(separator: "\n") + "\n").utf8)
+        let sent = Mutex(false)
+        // The writer only writes and the reader below only reads: one socket, two directions.
+        nonisolated(unsafe) let writing = client
+        let writer = Thread { sent.withLock { $0 = writing.sendRaw(payload, timeoutSeconds: 120) } }
+        writer.start()
+        var answers = 0
+        var errors: [String] = []
+        var goodbye: [String: Any]?
+        _ = client.messages(until: { m in
+            if m.type == "reply" { answers += 1 }
+            if m.type == "error" { answers += 1; errors.append("\(m["code"] ?? "") \(m["message"] ?? "")") }
+            if m.type == "goodbye" { goodbye = m; return true }
+            return answers == count
+        }, timeoutSeconds: 180)
+        #expect(Hardening.wait(timeoutSeconds: 30) { sent.withLock { $0 } }, "every request was written")
+        #expect(goodbye == nil, "not cut off: \(goodbye ?? [:])")
+        #expect(answers == count && errors.isEmpty, "\(answers) answers; errors: \(errors.prefix(3))")
+        #expect(!daemon.log.contains("client too slow"), "\(daemon.log.suffix(1000))")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0, "\(daemon.log)")
     }
