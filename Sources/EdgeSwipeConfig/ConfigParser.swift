@@ -65,6 +65,12 @@ public enum ConfigParser {
         // the defaults, so a file that only tunes a zone keeps working edges.
         let defaults = EngineConfiguration.default
         let containers = top.value("containers") == nil ? defaults.containers : try top.containers()
+        let stateSize = StateLimits.size(of: containers)
+        if stateSize > StateLimits.maxStateBytes {
+            throw ConfigError(
+                file: file, line: map.line(of: "containers[0]"),
+                message: "the containers' initial state measures \(stateSize) bytes, over the \(StateLimits.maxStateBytes) the daemon keeps (fewer or shorter names)")
+        }
         let bindings: [Binding]
         if top.value("bindings") == nil {
             bindings = defaults.bindings

@@ -5,6 +5,9 @@ public enum WireProtocol {
     public static let version = 1
     /// The longest line either side accepts, terminator excluded.
     public static let maxLineBytes = 64 * 1024
+    /// The longest `hello` (or `status` reply) a server sends, and so what clients must be ready to read:
+    /// ``StateLimits`` keep the state and the configuration small enough for it.
+    public static let maxHelloBytes = 1 << 20
 }
 
 /// What a client can subscribe to. `hello`, `reply`, `error` and `goodbye` are always delivered.

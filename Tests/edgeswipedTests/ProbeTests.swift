@@ -230,3 +230,86 @@ extension ProbeTests {
         #expect(daemon.waitForExit() == 0, "\(daemon.log)")
     }
 }
+
+extension ProbeTests {
+    // MARK: - One set of limits
+
+    @Test("256 scenes on a stack survive SIGKILL and a restart; the push that would make 257 is refused")
+    func deepStackIsRestored() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let stateDir = dir.appendingPathComponent("state").path
+        let first = try DaemonProcess.holdingDemo(in: dir, ["--state-dir", stateDir])
+        let client = try LineClient(path: first.socketPath)
+        _ = client.messages(until: { $0.type == "hello" })
+        // Pipelined, and answered in order: the input thread takes them one after the other.
+        let pushes = (1..<256).map { #"{"op":"push","id":\#($0),"container":"app","scene":"scene-\#($0)","animated":false}"# }
+        client.sendRaw(Array((pushes.joined(separator: "\n") + "\n").utf8))
+        var answers: [Int: [String: Any]] = [:]
+        _ = client.messages(until: { m in
+            if (m.type == "reply" || m.type == "error"), let id = m["id"] as? Int { answers[id] = m }
+            return answers.count == 255
+        }, timeoutSeconds: 120)
+        #expect(answers.values.allSatisfy { $0.type == "reply" }, "\(answers.values.filter { $0.type == "error" }.prefix(2))")
+        let refused = Self.answer(client, #"{"op":"push","id":999,"container":"app","scene":"one-too-many","animated":false}"#, id: 999)
+        #expect(refused?["code"] as? String == "limit-exceeded", "\(refused ?? [:])")
+        first.signal(SIGKILL)
+        _ = first.waitForExit()
+
+        let second = try DaemonProcess.holdingDemo(in: dir, ["--state-dir", stateDir])
+        let hello = try #require(try LineClient(path: second.socketPath).messages(until: { $0.type == "hello" }).last)
+        let app = ((hello["state"] as? [String: Any])?["containers"] as? [[String: Any]])?.first { $0["name"] as? String == "app" }
+        let stack = app?["stack"] as? [String] ?? []
+        #expect(stack.count == 256 && stack.last == "scene-255", "restored \(stack.count) scenes: \(second.log.suffix(1500))")
+        second.signal(SIGTERM)
+        #expect(second.waitForExit() == 0)
+    }
+
+    @Test("names past 256 bytes are refused where they enter, so the state file and the hello stay within their bounds")
+    func longNamesAreRefused() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let stateDir = dir.appendingPathComponent("state")
+        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--state-dir", stateDir.path])
+        let client = try LineClient(path: daemon.socketPath)
+        _ = client.messages(until: { $0.type == "hello" })
+        let long = String(repeating: "n", count: 60_000)
+        for i in 1...40 {
+            let answer = Self.answer(client, #"{"op":"push","id":\#(i),"container":"app","scene":"\#(long)","animated":false}"#, id: i)
+            #expect(answer?.type == "error" && answer?["code"] as? String == "invalid-field", "push \(i): \(answer?["code"] ?? "?")")
+            #expect((answer?["message"] as? String)?.contains("is 60000 bytes long; a name holds at most 256 bytes") == true)
+            if answer?.type != "error" { break }
+        }
+        let at = String(repeating: "m", count: 256)
+        #expect(Self.answer(client, #"{"op":"push","id":50,"container":"app","scene":"\#(at)","animated":false}"#, id: 50)?.type == "reply")
+        let fresh = try LineClient(path: daemon.socketPath)
+        let helloLine = try #require(fresh.readLine())
+        #expect(helloLine.utf8.count < 1 << 20, "the hello is \(helloLine.utf8.count) bytes")
+        #expect(helloLine.contains(at))
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    // MARK: - Frames
+
+    @Test("a present with a frame no screen can show is refused with the field and the reason; nothing is presented", arguments: [
+        (#"{"x":1e308,"y":0,"width":1,"height":1}"#, "x must be between -10 and 10"),
+        (#"{"x":0,"y":0,"width":1,"height":1e-308}"#, "height must be between 0.001 and 10"),
+        (#"{"x":0,"y":0,"width":0,"height":1}"#, "width must be between 0.001 and 10"),
+    ])
+    func badFrames(_ frame: String, _ reason: String) throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try DaemonProcess.holdingDemo(in: dir)
+        let client = try LineClient(path: daemon.socketPath)
+        _ = client.messages(until: { $0.type == "hello" })
+        let answer = Self.answer(client, #"{"op":"present","id":1,"container":"overlay","scene":"card","style":"custom","animated":false,"frame":\#(frame)}"#, id: 1)
+        #expect(answer?["code"] as? String == "invalid-field", "\(answer ?? [:])")
+        #expect((answer?["message"] as? String)?.contains(#"field "frame": \#(reason)"#) == true, "\(answer?["message"] ?? "")")
+        let status = Self.answer(client, #"{"op":"status","id":2}"#, id: 2)
+        let overlay = (((status?["result"] as? [String: Any])?["state"] as? [String: Any])?["containers"] as? [[String: Any]])?.first { $0["name"] as? String == "overlay" }
+        #expect((overlay?["presented"] as? [Any])?.isEmpty == true, "\(overlay ?? [:])")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+}
