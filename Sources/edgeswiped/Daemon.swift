@@ -77,8 +77,10 @@ final class Daemon: Service, Sendable {
         let server = self.server
         let sources = [try Self.source(options: options, settings: settings, clients: { server.current?.statistics.connections ?? 0 }, logger: logger)]
         do {
-            input = try InputThread(engine: engine, sources: sources, logger: Logger(label: "edgeswiped.input")) { events in
-                hardening.willPublish(events)  // Hardening: saves the state a client is about to see
+            input = try InputThread(
+                engine: engine, sources: sources, barrier: hardening.persistence, logger: Logger(label: "edgeswiped.input")
+            ) { events, generation in
+                hardening.willPublish(events, stateGeneration: generation)  // Hardening: saves the state a client is about to see
                 server.current?.publish(events)
             }
         } catch {

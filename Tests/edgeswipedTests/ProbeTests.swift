@@ -313,3 +313,49 @@ extension ProbeTests {
         #expect(daemon.waitForExit() == 0)
     }
 }
+
+extension ProbeTests {
+    // MARK: - Replies and persistence
+
+    /// The selected tab of `shell` in a state file's text, or nil.
+    static func savedSelection(_ file: URL) -> Int? {
+        guard let data = try? Data(contentsOf: file),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let containers = object["containers"] as? [[String: Any]]
+        else { return nil }
+        return containers.first { $0["name"] as? String == "shell" }?["selected"] as? Int
+    }
+
+    @Test("the reply to a request that changed the state comes only once that state is on disk; SIGKILL right after it loses nothing")
+    func replyMeansDurable() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let stateDir = dir.appendingPathComponent("state")
+        let file = stateDir.appendingPathComponent("state.json")
+        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--state-dir", stateDir.path])
+        let client = try LineClient(path: daemon.socketPath)
+        _ = client.messages(until: { $0.type == "hello" })
+        var behind: [String] = []
+        for round in 1...15 {
+            let index = round % 3
+            let reply = Self.answer(client, #"{"op":"select-tab","id":\#(round),"container":"shell","index":\#(index),"animated":false}"#, id: round)
+            guard reply?.type == "reply" else {
+                // Selecting the tab already selected is refused; nothing was changed, nothing to check.
+                continue
+            }
+            // Read at once: the file must already say so.
+            let saved = Self.savedSelection(file)
+            if saved != index { behind.append("round \(round): replied for tab \(index), the file says \(saved.map(String.init) ?? "nothing")") }
+        }
+        #expect(behind.isEmpty, "\(behind)")
+        let last = Self.answer(client, #"{"op":"select-tab","id":99,"container":"shell","index":0,"animated":false}"#, id: 99)
+        daemon.signal(SIGKILL)
+        _ = daemon.waitForExit()
+        let restarted = try DaemonProcess.holdingDemo(in: dir, ["--state-dir", stateDir.path])
+        let hello = try #require(try LineClient(path: restarted.socketPath).messages(until: { $0.type == "hello" }).last)
+        let shell = ((hello["state"] as? [String: Any])?["containers"] as? [[String: Any]])?.first { $0["name"] as? String == "shell" }
+        if last?.type == "reply" { #expect(shell?["selected"] as? Int == 0, "the last change was acknowledged and must survive") }
+        restarted.signal(SIGTERM)
+        #expect(restarted.waitForExit() == 0)
+    }
+}
