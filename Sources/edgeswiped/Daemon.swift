@@ -185,6 +185,8 @@ final class Daemon: Service, Sendable {
             return
         }
         self.server.set(server)
+        // A crash must not leave the socket file it bound behind (CrashCleanup.swift); systemd's is systemd's.
+        if case .path(let path) = serverConfiguration.listener { CrashCleanup.install(socketPath: path) }
         do {
             try input.start { [self] in
                 hasExited.withLock { $0 = true }

@@ -69,8 +69,13 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The evemu device description for an events-only --replay file.", valueName: "file"))
     var desc: String?
 
-    @Option(name: .long, help: "Replay speed: 2 plays twice as fast.")
+    @Option(name: .long, help: "Replay speed, from 0.01 to 100: 2 plays twice as fast.")
     var speed: Double = 1
+
+    /// A hundredth of real time stretches a one-second swipe to under two minutes; a hundred times squeezes a
+    /// 120 Hz stream to a frame every 83 us, about what the input thread can schedule. Past either end a replay
+    /// shows nothing a person or a test could use.
+    static let speedRange = 0.01...100.0
 
     @Flag(name: .long, help: "Play the --replay recordings again and again.")
     var loop = false
@@ -92,7 +97,9 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
     var listDevices = false
 
     func validate() throws {
-        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number (got \(speed))") }
+        guard Self.speedRange.contains(speed) else {
+            throw ValidationError("--speed must be between \(Self.speedRange.lowerBound) and \(Int(Self.speedRange.upperBound)) (got \(speed))")
+        }
         guard waitForClients >= 0 else { throw ValidationError("--wait-for-clients must not be negative") }
         if !replay.isEmpty && !devices.isEmpty { throw ValidationError("--replay and --device cannot be used together") }
         if desc != nil && replay.isEmpty { throw ValidationError("--desc goes with --replay") }

@@ -157,6 +157,8 @@ final class SocketWatcher: Sendable {
 
     /// Looks at the path after an event about it and acts on what is there now.
     private func check() {
+        // The daemon removed its own socket file on its way out of a crash (CrashCleanup.swift).
+        guard !CrashCleanup.isCrashing else { return }
         var st = stat()
         if lstat(path, &st) == 0 {
             let ours = ownInode.withLock { $0.map { $0.dev == UInt64(st.st_dev) && $0.ino == UInt64(st.st_ino) } ?? false }
@@ -172,6 +174,7 @@ final class SocketWatcher: Sendable {
         do {
             try server.rebind()
             rememberInode()
+            CrashCleanup.recordInode()
             let count = rebinds.withLock { n in n += 1; return n }
             logger.notice("socket \(path) recreated; new clients can connect again", metadata: ["recreated": "\(count)"])
             sendStatus("serving \(path) (recreated after it was deleted)")

@@ -359,3 +359,59 @@ extension ProbeTests {
         #expect(restarted.waitForExit() == 0)
     }
 }
+
+extension ProbeTests {
+    // MARK: - Replay
+
+    @Test("--speed outside 0.01...100 is a usage error that says the range", arguments: ["1e-18", "0.001", "0", "-1", "nan", "inf", "1000"])
+    func speedRange(_ speed: String) throws {
+        let r = try run(Paths.edgeswiped, ["--replay", Paths.demo.path, "--speed=\(speed)", "--socket", "/tmp/never-\(getpid()).sock"])
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.contains("--speed must be between 0.01 and 100"), "\(r.stderr)")
+    }
+
+    /// The demo's description and first touch, then the same touch lifted about 10^12 s later: a recording the
+    /// parser accepts, whose schedule at --speed 0.1 lies past what 64 bits of microseconds hold.
+    static func recordingWithTimeJump(in dir: URL) throws -> URL {
+        let lines = try String(contentsOf: Paths.demo, encoding: .utf8).split(separator: "\n").map(String.init)
+        let header = lines.prefix { !$0.hasPrefix("E:") }
+        let events = lines.filter { $0.hasPrefix("E:") }
+        let firstFrame = events.prefix { !$0.contains("0000 0000 0000") } + [events.first { $0.contains("0000 0000 0000") }!]
+        let jump = ["E: 1099511627775.000000 0003 0039 -001", "E: 1099511627775.000000 0001 014a 0000", "E: 1099511627775.000000 0000 0000 0000"]
+        let url = dir.appendingPathComponent("time-jump.evemu")
+        try (header + firstFrame + jump).joined(separator: "\n").appending("\n").write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    @Test("a recording whose timestamps jump by 10^12 s, played at --speed 0.1, does not crash the daemon")
+    func replayTimeJump() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let recording = try Self.recordingWithTimeJump(in: dir)
+        let daemon = try DaemonProcess(
+            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", recording.path, "--speed", "0.1", "--wait-for-clients", "1"],
+            directory: dir)
+        try daemon.waitUntilListening()
+        let client = try LineClient(path: daemon.socketPath)
+        // The replay starts with this client: its device is added and its first touch lands.
+        _ = client.messages(until: { $0.type == "device" || (($0["devices"] as? [Any])?.isEmpty == false) }, timeoutSeconds: 20)
+        #expect(Self.answer(client, #"{"op":"ping","id":1}"#, id: 1)?.type == "reply", "alive: \(daemon.log.suffix(1500))")
+        #expect(daemon.process.isRunning)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.log.suffix(1500))")
+        #expect(daemon.log.contains("replay: the next event is"), "the wait is reported: \(daemon.log.suffix(1500))")
+    }
+
+    @Test("a daemon that dies of a fatal signal leaves no socket file behind", arguments: [SIGSEGV, SIGABRT, SIGILL])
+    func crashRemovesSocket(_ sig: Int32) throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try DaemonProcess.holdingDemo(in: dir, environment: ["SWIFT_BACKTRACE": "enable=no"])
+        #expect(FileManager.default.fileExists(atPath: daemon.socketPath))
+        #expect(Hardening.waitForLog(daemon, "ready"), "\(daemon.log)")
+        daemon.signal(sig)
+        _ = daemon.waitForExit()
+        #expect(daemon.process.terminationReason == .uncaughtSignal && daemon.process.terminationStatus == sig, "it still dies of the signal")
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "the socket file is gone")
+    }
+}
