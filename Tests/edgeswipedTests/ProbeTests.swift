@@ -415,3 +415,89 @@ extension ProbeTests {
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "the socket file is gone")
     }
 }
+
+extension ProbeTests {
+    // MARK: - The socket file
+
+    static let strace = "/usr/bin/strace"
+    static var canDelaySyscalls: Bool { Hardening.isRoot && FileManager.default.isExecutableFile(atPath: strace) }
+
+    @Test("the socket's mode is set without following its path: a symlink swapped in after bind cannot redirect it",
+          .enabled(if: canDelaySyscalls, "needs root and strace to hold the daemon between its system calls"))
+    func socketModeDoesNotFollowSymlinks() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A root-owned private file a peer who controls the directory would like to open up.
+        let target = dir.appendingPathComponent("secret")
+        try "private".write(to: target, atomically: true, encoding: .utf8)
+        chmod(target.path, 0o600)
+        let socket = dir.appendingPathComponent("d.sock").path
+        // strace holds every mode change by path for 2 s: the window between bind and a chmod(path), widened.
+        let daemon = try DaemonProcess(
+            ["--socket", socket, "--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir,
+            // -D: strace runs as a detached grandchild, so the process the test started (and signals) is the daemon.
+            launcher: [Self.strace, "-D", "-f", "-o", "/dev/null", "-e", "trace=chmod,fchmodat", "-e", "inject=chmod,fchmodat:delay_enter=2000000"])
+        // As soon as the socket exists, swap a symlink to the secret in for it.
+        #expect(Hardening.wait(timeoutSeconds: 30) {
+            var st = stat()
+            return lstat(socket, &st) == 0 && st.st_mode & S_IFMT == S_IFSOCK
+        }, "the daemon bound its socket: \(daemon.log)")
+        var st = stat()
+        #expect(lstat(socket, &st) == 0 && st.st_mode & 0o777 == 0o660, "the socket has its mode from the moment it exists: \(String(st.st_mode & 0o777, radix: 8))")
+        let link = dir.appendingPathComponent("link").path
+        #expect(symlink(target.path, link) == 0)
+        #expect(rename(link, socket) == 0)
+        // Whatever the daemon does next (it may notice the swap and refuse to serve), the secret keeps its mode.
+        _ = Hardening.wait(timeoutSeconds: 6) { daemon.log.contains("ready") || !daemon.process.isRunning }
+        #expect(stat(target.path, &st) == 0 && st.st_mode & 0o777 == 0o600, "the secret is \(String(st.st_mode & 0o777, radix: 8)) now")
+        daemon.signal(SIGTERM)
+        _ = daemon.waitForExit()
+    }
+
+    @Test("a socket directory the daemon's user does not own is refused, unless it is sticky and root's", .enabled(if: Hardening.isRoot, "needs root to give a directory away"),
+          arguments: [(Hardening.nobody, 0o755 as mode_t, false), (Hardening.nobody, 0o1777, false), (0, 0o1777, true), (0, 0o700, true)])
+    func socketDirectoryOwner(_ owner: UInt32, _ mode: mode_t, _ accepted: Bool) throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sockets = dir.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: sockets, withIntermediateDirectories: true)
+        #expect(chown(sockets.path, owner, owner) == 0)
+        #expect(chmod(sockets.path, mode) == 0)
+        let socket = sockets.appendingPathComponent("d.sock").path
+        if accepted {
+            let daemon = try DaemonProcess(["--socket", socket, "--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir, socketName: "run/d.sock")
+            try daemon.waitUntilListening()
+            daemon.signal(SIGTERM)
+            #expect(daemon.waitForExit() == 0)
+        } else {
+            let r = try run(Paths.edgeswiped, ["--socket", socket, "--replay", Paths.demo.path])
+            #expect(r.status == 69, "\(r.stderr)")
+            #expect(r.stderr.contains("the socket's directory belongs to uid \(owner)"), "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: socket))
+        }
+    }
+
+    @Test("a peer deleting the socket file in a loop gets a few rebinds and a few log lines, not thousands; the socket comes back when it stops")
+    func rebindsAreRateLimited() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try DaemonProcess.holdingDemo(in: dir)
+        #expect(Hardening.waitForLog(daemon, "ready"))
+        let linesBefore = daemon.log.split(separator: "\n").count
+        let path = daemon.socketPath
+        let stop = Date().addingTimeInterval(5)
+        var deletions = 0
+        while Date() < stop {
+            if unlink(path) == 0 { deletions += 1 } else { usleep(200) }
+        }
+        let recreated = daemon.log.components(separatedBy: "recreated=").count - 1
+        let lines = daemon.log.split(separator: "\n").count - linesBefore
+        #expect(recreated <= 8, "\(recreated) rebinds for \(deletions) deletions in 5 s")
+        #expect(lines <= 30, "\(lines) log lines: \(daemon.log.suffix(3000))")
+        #expect(daemon.log.contains("binding it again in"), "the backoff is said: \(daemon.log.suffix(2000))")
+        // Left alone, the daemon binds its path again within its backoff.
+        #expect(Hardening.wait(timeoutSeconds: 70) { (try? LineClient(path: path)) != nil }, "\(daemon.log.suffix(2000))")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+}
