@@ -102,10 +102,15 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
     public var file: String
     public var line: Int?
     public var message: String
-    public init(file: String, line: Int?, message: String) {
+    /// The file could not be read as a configuration at all (missing, unreadable, not a regular file, too large),
+    /// as opposed to read and found wrong: the daemon exits 66 for the one and 78 (1 for `--check-config`) for
+    /// the other.
+    public var isUnreadable: Bool
+    public init(file: String, line: Int?, message: String, isUnreadable: Bool = false) {
         self.file = file
         self.line = line
         self.message = message
+        self.isUnreadable = isUnreadable
     }
     /// `config.toml:12: edge zone must be between 0.5 and 30 mm (got 45)`.
     public var description: String {

@@ -180,7 +180,7 @@ final class Daemon: Service, Sendable {
                 configuration: serverConfiguration, snapshot: initialSnapshot, handler: router,
                 logger: Logger(label: "edgeswiped.server"))
         } catch {
-            failureStatus.withLock { $0 = ExitStatus.unavailable }
+            failureStatus.withLock { $0 = ExitStatus.forServerError(error) }
             logger.critical("\(error)")
             return
         }

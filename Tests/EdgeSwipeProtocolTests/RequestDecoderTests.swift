@@ -142,3 +142,33 @@ struct RequestDecoderTests {
         #expect(throws: RequestError.self) { try wrongKind.operation(in: containers) }
     }
 }
+
+@Suite("UTF-8 in requests")
+struct RequestUTF8Tests {
+    @Test("the first byte that is not well-formed UTF-8 is found", arguments: [
+        ([0x61, 0x62], nil),
+        ([0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80], nil),
+        ([0x61, 0xFF], 1),
+        ([0xC0, 0x80], 0),
+        ([0x61, 0xED, 0xA0, 0x80], 1),
+        ([0xF4, 0x90, 0x80, 0x80], 0),
+        ([0x61, 0x62, 0xE2, 0x82], 2),
+        ([0xE2, 0x28, 0xA1], 0),
+        ([0x80], 0),
+    ] as [([UInt8], Int?)])
+    func offsets(_ bytes: [UInt8], _ expected: Int?) {
+        #expect(UTF8Check.firstInvalidOffset(bytes) == expected)
+    }
+
+    @Test("a request with a byte that is not UTF-8 is malformed JSON, with the offset; never read with it replaced")
+    func refused() {
+        let line = Array(#"{"op":"push","id":1,"container":"app","scene":"a"#.utf8) + [0xFF] + Array(#""}"#.utf8)
+        do {
+            _ = try RequestDecoder.decode(line, line: 4)
+            Issue.record("decoded")
+        } catch {
+            #expect(error.code == .malformedJSON)
+            #expect(error.message.hasPrefix("line 4: not valid JSON: byte 48: invalid UTF-8 (0xFF)"), "\(error.message)")
+        }
+    }
+}

@@ -501,3 +501,73 @@ extension ProbeTests {
         #expect(daemon.waitForExit() == 0)
     }
 }
+
+extension ProbeTests {
+    // MARK: - Smaller things a user meets
+
+    @Test("a request that is not UTF-8 is refused with the offset of the first bad byte, not read with it replaced")
+    func invalidUTF8() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try DaemonProcess.holdingDemo(in: dir)
+        let client = try LineClient(path: daemon.socketPath)
+        _ = client.messages(until: { $0.type == "hello" })
+        client.sendRaw(Array(#"{"op":"push","id":3,"container":"app","scene":"x"#.utf8) + [0xFF, 0xFE] + Array(#"","animated":false}"#.utf8) + [10])
+        let error = client.messages(until: { $0.type == "error" || $0.type == "reply" }, timeoutSeconds: 10).last
+        #expect(error?.type == "error" && error?["code"] as? String == "malformed-json", "\(error ?? [:])")
+        #expect((error?["message"] as? String)?.contains("byte 48: invalid UTF-8") == true, "\(error?["message"] ?? "")")
+        let status = Self.answer(client, #"{"op":"status","id":4}"#, id: 4)
+        let app = (((status?["result"] as? [String: Any])?["state"] as? [String: Any])?["containers"] as? [[String: Any]])?.first { $0["name"] as? String == "app" }
+        #expect(app?["stack"] as? [String] == ["home"], "nothing was pushed")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("a configuration that is not a regular file says what it is; one that cannot be read exits 66, in --check-config too",
+          arguments: ["fifo", "/dev/zero", "directory", "missing"])
+    func configNotAFile(_ kind: String) throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path: String
+        let expected: String
+        switch kind {
+        case "fifo":
+            path = dir.appendingPathComponent("c.toml").path
+            #expect(mkfifo(path, 0o600) == 0)
+            expected = "\(path): is a FIFO (named pipe), not a regular file"
+        case "directory":
+            path = dir.path
+            expected = "\(path): is a directory, not a regular file"
+        case "missing":
+            path = dir.appendingPathComponent("none.toml").path
+            expected = "\(path): cannot read the file: No such file or directory"
+        default:
+            path = kind
+            expected = "\(path): is a character device, not a regular file"
+        }
+        let check = try run(Paths.edgeswiped, ["--check-config", path], timeoutSeconds: 20)
+        #expect(check.status == 66, "\(check.stderr)")
+        #expect(check.stderr.contains(expected), "\(check.stderr)")
+        let start = try run(Paths.edgeswiped, ["--config", path, "--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path], timeoutSeconds: 20)
+        #expect(start.status == 66, "\(start.stderr)")
+        #expect(start.stderr.contains(expected), "\(start.stderr)")
+    }
+
+    @Test("a configuration of binary garbage is refused with the line of the first byte that is not UTF-8")
+    func binaryConfig() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("c.toml")
+        try Data(Array("[daemon]\ntick_hz = 60\n".utf8) + [0x7F, 0x45, 0x4C, 0x46, 0x02, 0x01, 0xC3, 0x28, 0x00, 0xFF]).write(to: file)
+        let r = try run(Paths.edgeswiped, ["--check-config", file.path])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("\(file.path):3: not UTF-8 text: byte 0xC3 at column 7"), "\(r.stderr)")
+    }
+
+    @Test("a socket path in a directory that does not exist: a system call failed, exit 71, naming the path")
+    func socketInMissingDirectory() throws {
+        let r = try run(Paths.edgeswiped, ["--socket", "/nonexistent-\(getpid())/d.sock", "--replay", Paths.demo.path])
+        #expect(r.status == 71, "\(r.stderr)")
+        #expect(r.stderr.contains("/nonexistent-\(getpid())/d.sock: bind failed: No such file or directory"), "\(r.stderr)")
+    }
+}
