@@ -571,3 +571,51 @@ extension ProbeTests {
         #expect(r.stderr.contains("/nonexistent-\(getpid())/d.sock: bind failed: No such file or directory"), "\(r.stderr)")
     }
 }
+
+extension ProbeTests {
+    /// The demo's swipes again and again, each copy `period` seconds after the last, to at least `bytes` bytes.
+    static func longRecording(in dir: URL, bytes: Int) throws -> URL {
+        let lines = try String(contentsOf: Paths.demo, encoding: .utf8).split(separator: "\n").map(String.init)
+        let header = lines.filter { !$0.hasPrefix("E:") }
+        let events = lines.filter { $0.hasPrefix("E:") }.map { $0.split(separator: "\t")[0].split(separator: " ").map(String.init) }
+        let first = Double(events.first?[1] ?? "0") ?? 0
+        let period = (Double(events.last?[1] ?? "0") ?? 0) - first + 1
+        var out = header.joined(separator: "\n") + "\n"
+        var copy = 0
+        while out.utf8.count < bytes {
+            for e in events {
+                out += "E: \(String(format: "%.6f", (Double(e[1]) ?? 0) + Double(copy) * period)) \(e[2]) \(e[3]) \(e[4])\n"
+            }
+            copy += 1
+        }
+        let url = dir.appendingPathComponent("long-\(bytes).evemu")
+        try out.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    /// Runs `edgeswipectl arguments` with its output thrown away; its peak resident size in kB (wait4's rusage).
+    static func peakRSS(_ arguments: [String]) throws -> (status: Int32, kB: Int) {
+        var pid: pid_t = 0
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let argv = ([Paths.edgeswipectl.path] + arguments).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        guard posix_spawn(&pid, Paths.edgeswipectl.path, &actions, nil, argv, environ) == 0 else { throw DaemonTestError("posix_spawn failed") }
+        var status: Int32 = 0
+        var usage = rusage()
+        guard wait4(pid, &status, 0, &usage) == pid else { throw DaemonTestError("wait4 failed") }
+        return ((status >> 8) & 0xFF, usage.ru_maxrss)
+    }
+
+    @Test("edgeswipectl replay streams a long recording: four times the recording costs no more memory")
+    func replayMemoryDoesNotGrow() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let short = try Self.peakRSS(["replay", try Self.longRecording(in: dir, bytes: 1 << 20).path, "--json"])
+        let long = try Self.peakRSS(["replay", try Self.longRecording(in: dir, bytes: 4 << 20).path, "--json"])
+        #expect(short.status == 0 && long.status == 0)
+        #expect(long.kB - short.kB < 12 * 1024, "peak RSS \(short.kB) kB for 1 MiB of recording, \(long.kB) kB for 4 MiB")
+    }
+}
