@@ -149,6 +149,17 @@ struct Section {
         return out
     }
 
+    /// ``tables(_:)``, refused (at the first table past it) when there are more than `limit`.
+    func tables(_ k: String, limit: Int) throws(ConfigError) -> [Section] {
+        let all = try tables(k)
+        guard all.count <= limit else {
+            throw ConfigError(
+                file: file, line: map.line(of: "\(key(k))[\(limit)]"),
+                message: "\(all.count) [[\(key(k))]]; at most \(limit) are allowed")
+        }
+        return all
+    }
+
     static func format(_ x: Double) -> String {
         x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : String(x)
     }
@@ -228,13 +239,7 @@ struct Section {
 
     func containers() throws(ConfigError) -> [Container] {
         var out: [Container] = []
-        let tables = try tables("containers")
-        if tables.count > StateLimits.maxContainers {
-            throw ConfigError(
-                file: file, line: map.line(of: "\(key("containers"))[\(StateLimits.maxContainers)]"),
-                message: "\(tables.count) [[containers]]; at most \(StateLimits.maxContainers) are allowed")
-        }
-        for c in tables {
+        for c in try tables("containers", limit: StateLimits.maxContainers) {
             try c.only(["name", "kind", "stack", "tabs", "selected", "base", "children", "active"])
             let name = try c.requiredName("name")
             if out.contains(where: { $0.name == name }) { throw c.error("name", "a container named '\(name)' already exists") }
@@ -276,13 +281,7 @@ struct Section {
 
     func bindings(containers: [Container], animator defaultAnimator: Animator, springResponseMS: Double) throws(ConfigError) -> [Binding] {
         var out: [Binding] = []
-        let tables = try tables("bindings")
-        if tables.count > StateLimits.maxBindings {
-            throw ConfigError(
-                file: file, line: map.line(of: "\(key("bindings"))[\(StateLimits.maxBindings)]"),
-                message: "\(tables.count) [[bindings]]; at most \(StateLimits.maxBindings) are allowed")
-        }
-        for b in tables {
+        for b in try tables("bindings", limit: StateLimits.maxBindings) {
             try b.only([
                 "edge", "devices", "fingers", "container", "action", "scene", "tab", "style", "frame", "animator",
                 "reference", "reference_mm", "reference_fraction", "reference_cap_mm", "threshold", "flick_velocity",

@@ -154,21 +154,8 @@ extension Recording {
     /// The start of the file as text: enough characters for ``looksLikeLibinputRecord(_:path:)``, which reads
     /// the first 4,096.
     private static func head(of path: String) throws(RecordingError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw RecordingError(file: path, line: nil, reason: .unreadable(String(cString: strerror(errno)))) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw RecordingError(file: path, line: nil, reason: .unreadable(String(cString: strerror(errno)))) }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-            // A cut through a character at the end changes nothing in the first 4,096.
-            if String(decoding: bytes, as: UTF8.self).count > 4097 { break }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        // A cut through a character at the end changes nothing in the first 4,096.
+        String(decoding: try readBytes(path) { String(decoding: $0, as: UTF8.self).count > 4097 }, as: UTF8.self)
     }
 }
 

@@ -120,12 +120,17 @@ public struct Recording: Hashable, Sendable {
     /// The whole file as UTF-8 (invalid bytes replaced: device names are the only free text), or an error with
     /// the system's reason.
     static func readText(_ path: String) throws(RecordingError) -> String {
+        String(decoding: try readBytes(path), as: UTF8.self)
+    }
+
+    /// The file's bytes, from the start until `enough` says so (after each chunk read) or the file ends.
+    static func readBytes(_ path: String, until enough: ([UInt8]) -> Bool = { _ in false }) throws(RecordingError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw RecordingError(file: path, line: nil, reason: .unreadable(String(cString: strerror(errno)))) }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
+        while !enough(bytes) {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
@@ -134,6 +139,6 @@ public struct Recording: Hashable, Sendable {
             if n == 0 { break }
             bytes.append(contentsOf: chunk[0..<n])
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 }
