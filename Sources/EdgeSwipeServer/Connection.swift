@@ -179,6 +179,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// Pending while the channel is unwritable: cuts the connection off when it stays so for the stall timeout.
     private var stallCheck: Scheduled<Void>?
     private var unwritableSince: NIODeadline?
+    /// The latest request handed to the daemon: the next one waits for it, so that a connection's requests are
+    /// carried out in the order it sent them (two pipelined pushes stack in that order).
+    private var lastDaemonRequest: Task<Void, Never>?
 
     /// Bytes handed to the channel per write: large enough to amortise the syscall, small enough to notice
     /// unwritability soon.
@@ -241,6 +244,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         framer = LineFramer(maxLineBytes: core.configuration.maxLineBytes)
         scratch = []
         unread = nil
+        lastDaemonRequest = nil
         context.fireChannelInactive()
     }
 
@@ -494,7 +498,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
             let requestContext = RequestContext(
                 peer: peer, access: access, connectionID: id, requestID: place.id, snapshot: core.snapshot())
             let core = self.core
-            Task {
+            let previous = lastDaemonRequest
+            lastDaemonRequest = Task {
+                await previous?.value
                 var batch = EncodedBatch(capacity: 512)
                 do throws(RequestError) {
                     let result = try await handler.handle(daemonRequest, context: requestContext)

@@ -71,6 +71,24 @@ struct HostileClientTests {
 
     static let me = UInt32(getuid())
 
+    @Test("a connection's requests reach the daemon in the order it sent them, however many are pipelined")
+    func pipelinedRequestsKeepTheirOrder() async throws {
+        let dir = try TempDir()
+        let handler = RecordingHandler()
+        let server = try TestServer.start(TestServer.configuration(dir.file("s.sock")), handler: handler)
+        defer { Task { await server.shutdown() } }
+        let client = try TestClient(path: dir.file("s.sock"))
+        client.startReading()
+        let count = 200
+        try client.send((0..<count).map { #"{"op":"select-tab","id":\#($0),"container":"shell","scene":"\#(["launcher", "home", "settings"][$0 % 3])"}"# + "\n" }.joined())
+        try await client.wait("every answer") { m, _ in m.filter { $0.type == "reply" || $0.type == "error" }.count == count }
+        let scenes = handler.log.all.compactMap { r -> String? in
+            if case .control(let c) = r, case .selectTab(.scene(let s)) = c.action { s } else { nil }
+        }
+        #expect(scenes == (0..<count).map { ["launcher", "home", "settings"][$0 % 3] })
+        client.close()
+    }
+
     @Test("a new policy applies to open connections: one no longer admitted gets goodbye with the caller's reason, control shrinks to read at once")
     func policyChangeReachesOpenConnections() async throws {
         let dir = try TempDir()
