@@ -196,7 +196,7 @@ struct SoakTests {
         var lowest = last
         var unchanged = 0
         let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline && unchanged < 10 {
+        while Date() < deadline && unchanged < 5 {
             usleep(200_000)
             let now = Hardening.resources(of: pid)?.rssKB ?? last
             unchanged = now < lowest ? 0 : unchanged + 1
