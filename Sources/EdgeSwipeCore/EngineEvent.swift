@@ -35,9 +35,8 @@ public struct TransitionEvent: Hashable, Sendable {
     public var to: String
     public var direction: TransitionDirection
     public var phase: PercentDrivenInteractiveTransition.Phase
-    public var percent: Double
-    /// Percent per second.
-    public var velocity: Double
+    public var percent: Percent
+    public var velocity: PercentPerSecond
     public var interactive: Bool
     public var presentationStyle: PresentationStyle?
     /// The edge and device whose gesture drives it, for gesture-driven transitions.
@@ -73,7 +72,7 @@ public struct StateSnapshot: Hashable, Sendable {
         public var container: String
         public var operation: TransitionOperation
         public var phase: PercentDrivenInteractiveTransition.Phase
-        public var percent: Double
+        public var percent: Percent
     }
 }
 

@@ -109,9 +109,9 @@ public struct RunningTransitionSummary: Hashable, Sendable {
     /// The wire name of the operation (`push`, `select-tab`, ...).
     public var operation: String
     public var phase: PercentDrivenInteractiveTransition.Phase
-    public var percent: Double
+    public var percent: Percent
 
-    public init(id: TransitionID, container: String, operation: String, phase: PercentDrivenInteractiveTransition.Phase, percent: Double) {
+    public init(id: TransitionID, container: String, operation: String, phase: PercentDrivenInteractiveTransition.Phase, percent: Percent) {
         self.id = id
         self.container = container
         self.operation = operation

@@ -108,11 +108,11 @@ struct ReadableLog {
             if t.isProgress { return nil }
             let previous = lastPhase[t.id]
             lastPhase[t.id] = t.phase.isTerminal ? nil : t.phase
-            var line = "\(stamp(t.time)) transition \(t.id.rawValue) \(t.operation.name) \(t.container): \(t.from) -> \(t.to) \(t.phase.rawValue) at \(Int((t.percent * 100).rounded()))%"
+            var line = "\(stamp(t.time)) transition \(t.id.rawValue) \(t.operation.name) \(t.container): \(t.from) -> \(t.to) \(t.phase.rawValue) at \(Int((t.percent.value * 100).rounded()))%"
             switch t.phase {
             case .began: line += t.interactive ? " (interactive\(t.edge.map { ", \($0.rawValue) edge" } ?? ""))" : " (requested)"
             case .finishing, .cancelling:
-                line += String(format: ", velocity %.2f/s", t.velocity)
+                line += String(format: ", velocity %.2f/s", t.velocity.value)
                 if let a = t.animation { line += ", \(a.curve.name) over \(a.duration.value / 1000) ms" }
             case .completed: completed += 1
             case .cancelled: cancelled += 1

@@ -58,7 +58,7 @@ struct EncodingTests {
         case (.transition(let e), .transition(let m)):
             #expect(m.id == e.id.rawValue && m.operation == e.operation.name && m.container == e.container)
             #expect(m.from == e.from && m.to == e.to && m.direction == e.direction && m.phase == e.phase)
-            #expect(close(m.percent, e.percent) && close(m.velocity, e.velocity))
+            #expect(close(m.percent, e.percent.value) && close(m.velocity, e.velocity.value))
             #expect(m.interactive == e.interactive && m.progress == e.isProgress)
             #expect(m.presentationStyle == e.presentationStyle && m.edge == e.edge && m.device == e.device?.rawValue)
             #expect(close(m.geometry.from.frame, e.geometry.from.frame) && close(m.geometry.to.frame, e.geometry.to.frame))
@@ -68,11 +68,11 @@ struct EncodingTests {
             if let a = m.animation, let spec = e.animation {
                 #expect(a.curve == spec.curve.name && a.durationUS == spec.duration.value)
                 #expect(a.startTimeUS == spec.start.microseconds && a.endTimeUS == spec.end.microseconds)
-                #expect(close(a.fromPercent, spec.fromPercent) && close(a.toPercent, spec.toPercent))
+                #expect(close(a.fromPercent, spec.fromPercent.value) && close(a.toPercent, spec.toPercent.value))
                 // A client interpolating the spec gets what the engine computes.
                 for f in stride(from: 0.0, through: 1.0, by: 0.125) {
                     let t = spec.start.advanced(by: Microseconds(Int64(Double(spec.duration.value) * f)))
-                    #expect(abs(a.percent(atTimeUS: t.microseconds) - spec.percent(at: t)) < 1e-4)
+                    #expect(abs(a.percent(atTimeUS: t.microseconds) - spec.percent(at: t).value) < 1e-4)
                 }
             }
         case (.gesture(let e), .gesture(let m)):
