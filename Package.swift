@@ -56,7 +56,7 @@ let package = Package(
         ),
         .target(
             name: "EdgeSwipeConfig",
-            dependencies: ["EdgeSwipeCore", "EdgeSwipeInput", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: ["EdgeSwipeCore", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strictSwift6
         ),
         .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
@@ -125,7 +125,7 @@ let package = Package(
             dependencies: ["EdgeSwipeCore", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strictSwift6
         ),
-        .testTarget(name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput", "EdgeSwipeConfig"], swiftSettings: strictSwift6),
+        .testTarget(name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeProtocolTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeCore"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeServerTests", dependencies: ["EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore"], swiftSettings: strictSwift6),

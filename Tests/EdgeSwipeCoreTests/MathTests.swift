@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import EdgeSwipeCore
 
@@ -112,6 +113,19 @@ struct MathTests {
         // The device's top-left corner is the user's top-right.
         let p = device.normalize(rawX: 0, rawY: 0)
         #expect(p == NormalizedPoint(x: 1, y: 0))
+    }
+
+    @Test("percents clamp to 0...1, NaN to 0, and encode as bare numbers")
+    func percentUnits() throws {
+        #expect(Percent(1.7).clamped == .complete)
+        #expect(Percent(-0.2).clamped == .zero)
+        #expect(Percent(.nan).clamped == .zero)
+        #expect(Percent(0.25) + Percent(0.5) == Percent(0.75))
+        #expect(PercentPerSecond(-2).magnitude == PercentPerSecond(2))
+        #expect(PercentPerSecond(2).distance(in: 0.25) == Percent(0.5))
+        let encoded = try JSONEncoder().encode([Percent(0.5)])
+        #expect(String(decoding: encoded, as: UTF8.self) == "[0.5]")
+        #expect(try JSONDecoder().decode([PercentPerSecond].self, from: Data("[1.5]".utf8)) == [PercentPerSecond(1.5)])
     }
 
     @Test("the release decision projects velocity like iOS", arguments: [

@@ -80,6 +80,14 @@ private let padProps = ["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1"]
         #expect(rule.description == text)
     }
 
+    @Test("the configuration's allow and deny lists are read as rules, and the first bad one is named")
+    func listsParse() throws {
+        let filter = try DeviceFilter(parsingAllow: ["name:ELAN*", "property:ID_BUS=usb"], deny: ["path:/dev/input/event9"])
+        #expect(filter == DeviceFilter(allow: [.name("ELAN*"), .property("ID_BUS", value: "usb")], deny: [.path("/dev/input/event9")]))
+        #expect(try DeviceFilter(parsingAllow: [], deny: []) == DeviceFilter())
+        #expect(throws: DeviceFilterError.badRule("Wacom")) { _ = try DeviceFilter(parsingAllow: ["name:x"], deny: ["Wacom", "size:3"]) }
+    }
+
     @Test(arguments: ["Wacom", "size:3", "name:", "property:=1"])
     func badRulesSayWhatIsExpected(_ text: String) {
         #expect(throws: DeviceFilterError.badRule(text)) { _ = try DeviceFilter.Rule(parsing: text) }
