@@ -104,4 +104,16 @@ public enum EngineEvent: Hashable, Sendable {
     case lifecycle(LifecycleEvent)
     case state(StateSnapshot)
     case trace(TraceEvent)
+
+    /// The instant of the event; `nil` for trace lines, which carry none.
+    public var time: MonotonicInstant? {
+        switch self {
+        case .device(let e): e.time
+        case .gesture(let e): e.time
+        case .transition(let e): e.time
+        case .lifecycle(let e): e.time
+        case .state(let e): e.time
+        case .trace: nil
+        }
+    }
 }

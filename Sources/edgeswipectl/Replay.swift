@@ -135,17 +135,3 @@ struct ReadableLog {
     private func f1(_ x: Double) -> String { String(format: "%.1f", x) }
     private func f2(_ x: Double) -> String { String(format: "%.2f", x) }
 }
-
-extension EngineEvent {
-    /// The instant of the event; `nil` for trace lines, which carry none.
-    var time: MonotonicInstant? {
-        switch self {
-        case .device(let d): d.time
-        case .gesture(let g): g.time
-        case .transition(let t): t.time
-        case .lifecycle(let l): l.time
-        case .state(let s): s.time
-        case .trace: nil
-        }
-    }
-}

@@ -179,22 +179,3 @@ struct SubscriptionTests {
         }
     }
 }
-
-@Suite("Server snapshot")
-struct SnapshotTests {
-    @Test("applying every event reproduces the engine's final picture")
-    func followsEvents() {
-        var snapshot = EncodingTests.run.initial
-        var sawRunning = false
-        for e in EncodingTests.run.events {
-            snapshot.apply(e)
-            if !snapshot.running.isEmpty { sawRunning = true }
-        }
-        let final = EncodingTests.run.final
-        #expect(sawRunning)
-        #expect(snapshot.devices == final.devices)
-        #expect(snapshot.containers == final.containers)
-        #expect(snapshot.running == final.running)
-        #expect(snapshot.time == final.time)
-    }
-}
