@@ -151,12 +151,6 @@ public struct TouchDevice: Hashable, Sendable, Codable {
         if let calibration { p = calibration.apply(p) }
         return rotation.apply(p).clamped
     }
-
-    /// A normalized point in the user's orientation, in millimetres from the top-left corner.
-    @inlinable public func millimeters(_ p: NormalizedPoint) -> MillimeterVector {
-        let s = size
-        return MillimeterVector(x: p.x * s.width.value, y: p.y * s.height.value)
-    }
 }
 
 /// How a touch device is mounted and sized: what the host knows that the kernel does not.

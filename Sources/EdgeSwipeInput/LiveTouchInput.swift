@@ -169,17 +169,11 @@ public final class LiveTouchInput {
                 // Single-touch devices have no slot (-1): their one touch is 0.
                 let slot = max(0, libinput_event_touch_get_slot(touch))
                 var position: NormalizedPoint? = nil
-                var mm: MillimeterVector? = nil
                 if phase == .down || phase == .motion {
                     position = NormalizedPoint(
                         x: libinput_event_touch_get_x_transformed(touch, 1), y: libinput_event_touch_get_y_transformed(touch, 1))
-                    if let size = entry.libinputSize {
-                        mm = LiveMapping.userMillimeters(
-                            x: libinput_event_touch_get_x(touch), y: libinput_event_touch_get_y(touch), deviceSize: size,
-                            rotation: entry.device.rotation)
-                    }
                 }
-                entry.assembler.touch(phase, slot: slot, position: position, mm: mm)
+                entry.assembler.touch(phase, slot: slot, position: position)
             }
             entries[device] = entry
         default:
@@ -253,7 +247,7 @@ public final class LiveTouchInput {
     }
 
     private func applyCalibration(_ device: LibinputDevice, setup: DeviceSetup, name: String) {
-        let matrix = LiveMapping.libinputMatrix(rotation: setup.rotation, calibration: setup.calibration)
+        let matrix = LibinputCalibration.matrix(rotation: setup.rotation, calibration: setup.calibration)
         if !device.setCalibration(matrix) && (setup.rotation != .degrees0 || setup.calibration != nil) {
             logger.warning("\"\(name)\": libinput has no calibration matrix for it; rotation and calibration not applied")
         }
