@@ -48,7 +48,6 @@ public struct TransitionEvent: Hashable, Sendable {
     /// A progress-only update (a finger move, or a run-out tick): a slow client may receive only the latest.
     /// Phase changes, run-out starts and terminal events are never progress-only.
     public var isProgress: Bool
-    public var wasCancelled: Bool { phase == .cancelled }
 }
 
 /// An appearance callback for a scene, tied to the transition that caused it.
