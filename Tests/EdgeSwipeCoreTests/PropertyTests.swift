@@ -125,15 +125,7 @@ struct PropertyTests {
             session.finish()
             var last = MonotonicInstant.zero
             for event in session.events {
-                let time: MonotonicInstant? = switch event {
-                case .transition(let t): t.time
-                case .gesture(let g): g.time
-                case .lifecycle(let l): l.time
-                case .device(let d): d.time
-                case .state(let s): s.time
-                case .trace: nil
-                }
-                if let time {
+                if let time = event.time {
                     #expect(time >= last)
                     last = max(last, time)
                 }
