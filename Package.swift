@@ -16,8 +16,6 @@ let package = Package(
         .library(name: "EdgeSwipeCore", targets: ["EdgeSwipeCore"]),
         .library(name: "EdgeSwipeProtocol", targets: ["EdgeSwipeProtocol"]),
         .library(name: "EdgeSwipeClient", targets: ["EdgeSwipeClient"]),
-        // For the in-process benchmarks in Benchmarks/ (a package of their own).
-        .library(name: "EdgeSwipeBenchSupport", targets: ["EdgeSwipeBenchSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -103,8 +101,9 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
-        // Benchmarks (docs/PERFORMANCE.md): the workloads, shared with Benchmarks/, and `edgeswipe-bench`, which
-        // runs the real daemon (it depends on edgeswiped only so that `swift run edgeswipe-bench` builds it).
+        // Benchmarks (docs/PERFORMANCE.md): the workloads, and `edgeswipe-bench`, which runs the real daemon (it
+        // depends on edgeswiped only so that `swift run edgeswipe-bench` builds it). The workloads are no product:
+        // Benchmarks/ (a package of its own) builds them from the same folders, through links.
         .target(
             name: "EdgeSwipeBenchSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeProtocol"],
             swiftSettings: strictSwift6
