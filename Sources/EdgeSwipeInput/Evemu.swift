@@ -59,7 +59,8 @@ public enum Evemu {
         }
         for code in device.absInfo.keys.sorted() {
             guard let a = device.absInfo[code] else { continue }
-            out += "A: \(hex2(UInt8(truncatingIfNeeded: code))) \(a.minimum) \(a.maximum) \(a.fuzz) \(a.flat) \(a.resolution)\n"
+            // evemu's `%02x`: at least two digits, and all of them (the parser reads codes up to 0xffff).
+            out += "A: \(pad(String(code, radix: 16), 2)) \(a.minimum) \(a.maximum) \(a.fuzz) \(a.flat) \(a.resolution)\n"
         }
         for e in events {
             let seconds = e.time.microseconds / 1_000_000

@@ -119,6 +119,18 @@ struct ParseErrorCase: CustomTestStringConvertible, Sendable {
         #expect(text.contains("E: 0.010001 0003 0039 -001\t# EV_ABS / ABS_MT_TRACKING_ID\n"))
     }
 
+    /// Found by `scripts/fuzz evemu-parse` (Fuzz/Regressions/evemu/axis-code-past-a-byte.evemu): the writer cut an
+    /// axis code to its low byte, so axis 0x12f came back as 0x2f (ABS_MT_SLOT).
+    @Test func anAxisCodePastOneByteIsWrittenWhole() throws {
+        let text = "# EVEMU 1.3\nN: Wide Axis\nI: 0003 0001 0002 0003\nA: 35 0 4095 0 0 10\nA: 12f 0 4 0 0 0\nE: 0.000000 0000 0000 0\n"
+        let original = try Evemu.parse(text, file: "wide.evemu")[0]
+        let written = Evemu.write(original.description, events: original.events)
+        #expect(written.contains("A: 12f 0 4 0 0 0\n") && written.contains("A: 35 0 4095 0 0 10\n"), "\(written)")
+        let again = try Evemu.parse(written, file: "again.evemu")[0]
+        #expect(again.description.absInfo == original.description.absInfo)
+        #expect(Set(again.description.absInfo.keys) == [0x35, 0x12f])
+    }
+
     /// Event lines that break after a valid description (so on line 20), and what is reported.
     static let badEventLines: [(line: String, reason: String)] = [
         ("E: 0.000001 0003 0039", "truncated line: expected E: <sec.usec> <type> <code> <value>, missing <value>"),

@@ -71,7 +71,12 @@ struct StreamingTests {
     @Test("a slow client is coalesced, then cut off past the bound, while the others are unaffected")
     func slowClient() async throws {
         let dir = try TempDir()
-        let traffic = Traffic.swipes(12)
+        // How much a client that reads nothing soaks up before the server must hold messages back depends on the
+        // kernel's socket buffers (net.core.wmem_default, tunable): measure it, and publish enough to pass it
+        // twice over, whatever it is.
+        let absorbed = try Self.unixStreamCapacity() + Self.serverBufferBytes
+        let perSwipe = try Traffic.encodedBytes(Traffic.swipes(2).batches) - Traffic.encodedBytes(Traffic.swipes(1).batches)
+        let traffic = Traffic.swipes(max(12, 2 * absorbed / perSwipe + 1))
         let bound = 600
         let server = try TestServer.start(
             TestServer.configuration(dir.file("s.sock")) {
@@ -111,7 +116,9 @@ struct StreamingTests {
         #expect(try await blocked.readFirstMessage().type == "hello")
         let state = EngineEvent.state(StateSnapshot.from(traffic))
         let chunk = 100
-        let chunks = 30
+        // Enough to fill the buffers, then pass the bound, with room to spare.
+        let stateBytes = try Traffic.encodedBytes([[state]])
+        let chunks = max(30, (absorbed / stateBytes + bound) * 3 / 2 / chunk + 1)
         for i in 0..<chunks {
             for _ in 0..<chunk { server.publish(state) }
             let target = expected.count + (i + 1) * chunk
@@ -159,6 +166,40 @@ struct StreamingTests {
         #expect(access(path, F_OK) != 0)
         // Publishing after shutdown is ignored, not a crash.
         server.publish(traffic.batches[0])
+    }
+}
+
+extension StreamingTests {
+    /// What NIO holds for a connection besides the kernel: up to its high water mark (64 KiB) plus the last chunk the
+    /// server handed it while the channel was still writable (`ConnectionHandler.chunkBytes`, 128 KiB).
+    static let serverBufferBytes = (64 + 128) * 1024
+
+    /// How many bytes a Unix stream socket holds unread with this machine's default buffer sizes, which is what
+    /// the server's side of a connection gets: written until the kernel says `EAGAIN`.
+    static func unixStreamCapacity() throws -> Int {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { throw TestFailure("socketpair: errno \(errno)") }
+        defer { close(fds[0]); close(fds[1]) }
+        guard fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK) == 0 else { throw TestFailure("fcntl: errno \(errno)") }
+        let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 64 * 1024)
+        var total = 0
+        while true {
+            let n = chunk.withUnsafeBytes { write(fds[0], $0.baseAddress, $0.count) }
+            guard n > 0 else { break }
+            total += n
+        }
+        guard errno == EAGAIN || errno == EWOULDBLOCK, total > 0 else { throw TestFailure("measuring the socket buffer: errno \(errno)") }
+        return total
+    }
+}
+
+extension Traffic {
+    /// The bytes a client subscribed to everything receives for `batches`.
+    static func encodedBytes(_ batches: [[EngineEvent]]) throws -> Int {
+        var encoder = ProtocolLineEncoder()
+        var bytes: [UInt8] = []
+        for b in batches { encoder.encode(b, into: &bytes) }
+        return bytes.count
     }
 }
 

@@ -11,10 +11,13 @@ struct DaemonTests {
     func identicalStreams(_ count: Int) throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        // Ready (READY=1), not a probe connection: a probe would count towards --wait-for-clients and could open the
+        // gate before the last client is in.
+        let notify = try NotifyListener(path: dir.appendingPathComponent("notify").path)
         let daemon = try DaemonProcess(
             ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--speed", "2",
-             "--wait-for-clients", "\(count)"], directory: dir)
-        try daemon.waitUntilListening()
+             "--wait-for-clients", "\(count)"], directory: dir, environment: ["NOTIFY_SOCKET": notify.path])
+        #expect(notify.wait(for: "READY=1", timeoutSeconds: 30), "\(daemon.log)")
         let clients = try (0..<count).map { _ in try LineClient(path: daemon.socketPath) }
         var streams: [[String]] = []
         // Read every client at once: the daemon's goodbye waits at most 2 s for a client to drain.
@@ -38,12 +41,14 @@ struct DaemonTests {
             #expect(messages.last?.type == "goodbye")
             let seqs = messages.compactMap { $0["seq"] as? Int }
             #expect(seqs == Array(1...max(1, messages.count)))
-            // The replay's device is added when the daemon starts: a client connected by then is sent `device`
-            // `added`, a later one finds the device in its `hello`. Either way every client knows it.
+            // The gate holds the replay, device included, until the last client's hello is queued: every client
+            // has an empty device list in its hello and is then told `device` `added`.
             let hello = messages.first { $0.type == "hello" }
             let lines = messages.compactMap(\.phaseLine)
-            #expect(lines.first == "device" || !((hello?["devices"] as? [Any]) ?? []).isEmpty, "the replay device is known")
-            streams.append(Array(lines.drop { $0 == "device" }))
+            #expect(((hello?["devices"] as? [Any]) ?? [0]).isEmpty, "no device before the gate opened")
+            #expect(messages.first { $0.type == "device" }?["change"] as? String == "added")
+            #expect(lines.first == "device")
+            streams.append(lines)
         }
         #expect(daemon.waitForExit() == 0, "\(daemon.log)")
         let first = try #require(streams.first)
@@ -114,17 +119,21 @@ struct DaemonTests {
         let config = dir.appendingPathComponent("c.toml")
         // Only uid 4242 may connect: the test's own uid (the daemon's too) is not in the list.
         try "[access]\nread_uids = [4242]\n".write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path], waitUntilListening: false)
-        // The socket accepts and closes at once, so wait for the file rather than for a greeting.
-        let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: daemon.socketPath) && Date() < deadline { usleep(20_000) }
-        usleep(200_000)
+        // Listening means accepting: the probe connection is refused like any other.
+        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path])
         let client = try LineClient(path: daemon.socketPath)
-        #expect(client.readLine(timeoutSeconds: 5) == nil, "no byte for a rejected peer")
-        #expect(client.closedByPeer)
+        // The daemon closes the connection: end of stream, with no byte before it (a read that merely timed out
+        // would leave `closedByPeer` false).
+        var byte: UInt8 = 0
+        var p = pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&p, 1, 30_000) == 1, "the connection was neither closed nor written to within 30 s")
+        #expect(read(client.fd, &byte, 1) == 0, "a rejected peer gets end of stream, not a byte")
+        let refused = "refused connection: peer is not in the access policy"
+        #expect(Hardening.waitForLog(daemon, refused), "\(daemon.log)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
-        #expect(daemon.log.contains("4242") || daemon.log.contains("reject"), "\(daemon.log)")
+        let line = daemon.log.split(separator: "\n").first { $0.contains(refused) } ?? ""
+        #expect(line.contains("uid=\(getuid())"), "the log names the refused uid: \(line)")
     }
 
     @Test("socket activation: the daemon serves the socket systemd passes", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate"), "systemd-socket-activate is not installed"))
