@@ -16,8 +16,6 @@ let package = Package(
         .library(name: "EdgeSwipeCore", targets: ["EdgeSwipeCore"]),
         .library(name: "EdgeSwipeProtocol", targets: ["EdgeSwipeProtocol"]),
         .library(name: "EdgeSwipeClient", targets: ["EdgeSwipeClient"]),
-        // For the in-process benchmarks in Benchmarks/ (a package of their own).
-        .library(name: "EdgeSwipeBenchSupport", targets: ["EdgeSwipeBenchSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -56,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "EdgeSwipeConfig",
-            dependencies: ["EdgeSwipeCore", "EdgeSwipeInput", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: ["EdgeSwipeCore", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strictSwift6
         ),
         .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
@@ -103,8 +101,9 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
-        // Benchmarks (docs/PERFORMANCE.md): the workloads, shared with Benchmarks/, and `edgeswipe-bench`, which
-        // runs the real daemon (it depends on edgeswiped only so that `swift run edgeswipe-bench` builds it).
+        // Benchmarks (docs/PERFORMANCE.md): the workloads, and `edgeswipe-bench`, which runs the real daemon (it
+        // depends on edgeswiped only so that `swift run edgeswipe-bench` builds it). The workloads are no product:
+        // Benchmarks/ (a package of its own) builds them from the same folders, through links.
         .target(
             name: "EdgeSwipeBenchSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeProtocol"],
             swiftSettings: strictSwift6
@@ -125,7 +124,7 @@ let package = Package(
             dependencies: ["EdgeSwipeCore", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strictSwift6
         ),
-        .testTarget(name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput", "EdgeSwipeConfig"], swiftSettings: strictSwift6),
+        .testTarget(name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeProtocolTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeCore"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeServerTests", dependencies: ["EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore"], swiftSettings: strictSwift6),

@@ -5,29 +5,63 @@
 //     cd Benchmarks && swift package benchmark
 //
 // docs/PERFORMANCE.md explains each benchmark and what it is compared with.
+//
+// The workloads (EdgeSwipeBenchSupport) are not a product of the root package, so that its users never see them,
+// and a package can only use another's products. So this package builds the modules the benchmarks need itself,
+// from the very same sources: each folder under Sources/ here is a link to the root's (Sources/EdgeSwipeCore ->
+// ../../Sources/EdgeSwipeCore). The targets below repeat the root's declarations of those modules, and must follow
+// them when those change (their dependencies, and the settings the root builds them with).
 import PackageDescription
 
-// A path dependency is known by its folder's name, which is whatever the clone is called.
-let root = Context.packageDirectory.split(separator: "/").dropLast().last.map(String.init) ?? "main"
+let strictSwift6: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
 
 let package = Package(
     name: "EdgeSwipeBenchmarks",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
     ],
     targets: [
+        .target(
+            name: "EdgeSwipeCore",
+            dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: strictSwift6
+        ),
+        .systemLibrary(
+            name: "CInput",
+            pkgConfig: "libinput libevdev libudev",
+            providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev"])]
+        ),
+        .target(
+            name: "EdgeSwipeInput",
+            dependencies: [
+                "EdgeSwipeCore", "CInput",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
+        .target(
+            name: "EdgeSwipeBenchSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeProtocol"],
+            swiftSettings: strictSwift6
+        ),
         .executableTarget(
             name: "EdgeSwipeBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "EdgeSwipeBenchSupport", package: root),
-                .product(name: "EdgeSwipeCore", package: root),
+                "EdgeSwipeBenchSupport", "EdgeSwipeCore",
             ],
             path: "EdgeSwipeBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
     ]
 )

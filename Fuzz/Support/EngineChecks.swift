@@ -19,7 +19,8 @@ struct EngineStreamCheck {
             precondition(g.velocity.x.isFinite && g.velocity.y.isFinite, "gesture velocity is not finite")
         case .transition(let t):
             time = t.time
-            precondition(t.percent.isFinite && t.percent >= 0 && t.percent <= 1, "percent \(t.percent) out of 0...1")
+            let percent = t.percent.value
+            precondition(percent.isFinite && percent >= 0 && percent <= 1, "percent \(percent) out of 0...1")
             precondition(t.velocity.isFinite, "transition velocity is not finite")
             precondition(!finished.contains(t.id), "transition \(t.id.rawValue) has an event after its terminal one")
             if t.phase == .began && !t.isProgress {

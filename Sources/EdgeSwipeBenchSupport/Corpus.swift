@@ -131,8 +131,6 @@ public enum SyntheticStream {
     static let gapFrames = 72  // 0.3 s
     static var cycleFrames: Int { swipeFrames + holdFrames + 1 + gapFrames }
 
-    public static var cycleSeconds: Double { Double(cycleFrames) / Double(defaultHz) }
-
     /// The events of `seconds` of the stream, starting at 1 s: an even number of whole cycles (at least two), so
     /// that the stream ends in the state it started from and can be played again and again.
     public static func events(seconds: Double, hz: Int = defaultHz) -> [EvdevEvent] {

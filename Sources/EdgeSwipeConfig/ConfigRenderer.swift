@@ -7,8 +7,8 @@ extension EdgeSwipeSettings {
         var out = "# Effective EdgeSwipe configuration\nversion = 1\n\n[daemon]\n"
         out += "tick_hz = \(daemon.tickHz)\nseat = \(q(daemon.seat))\nmax_clients = \(daemon.maxClients)\n"
         out += "stall_timeout_s = \(daemon.stallTimeoutSeconds)\n\n[transition]\n"
-        out += "threshold = \(n(engine.touchscreen.decision.threshold))\n"
-        out += "flick_velocity = \(n(engine.touchscreen.decision.flickVelocity))\n"
+        out += "threshold = \(n(engine.touchscreen.decision.threshold.value))\n"
+        out += "flick_velocity = \(n(engine.touchscreen.decision.flickVelocity.value))\n"
         out += "completion_speed = \(n(engine.completionSpeed))\n"
         out += "completion_curve = \(q(engine.completionCurve.name))\n"
         out += "spring_response_ms = \(n(springMS))\n\n[transition.animator]\n"
@@ -19,7 +19,7 @@ extension EdgeSwipeSettings {
             out += "hysteresis_mm = \(n(s.recognizer.hysteresis.value))\n"
             out += "angle_tolerance_deg = \(n(s.recognizer.angleToleranceDegrees))\ncorner_along_deg = \(n(s.recognizer.cornerAlongDegrees))\n"
             out += "velocity_window_ms = \(n(s.recognizer.velocityWindow.seconds * 1000))\n"
-            out += "threshold = \(n(s.decision.threshold))\nflick_velocity = \(n(s.decision.flickVelocity))\n"
+            out += "threshold = \(n(s.decision.threshold.value))\nflick_velocity = \(n(s.decision.flickVelocity.value))\n"
             out += "deceleration = \(n(s.decision.deceleration))\n"
             out += referenceKeys(s.reference)
             out += "assumed_width_mm = \(n(s.assumedSize.width.value))\nassumed_height_mm = \(n(s.assumedSize.height.value))\n"
@@ -52,7 +52,7 @@ extension EdgeSwipeSettings {
             case .show(let child): out += "action = \"show\"\nscene = \(q(child))\n"
             }
             if let r = b.reference { out += referenceKeys(r) }
-            if let d = b.decision { out += "threshold = \(n(d.threshold))\nflick_velocity = \(n(d.flickVelocity))\n" }
+            if let d = b.decision { out += "threshold = \(n(d.threshold.value))\nflick_velocity = \(n(d.flickVelocity.value))\n" }
             if let a = b.animator {
                 out += "animator = { " + animatorKeys(a).split(separator: "\n").joined(separator: ", ") + " }\n"
             }

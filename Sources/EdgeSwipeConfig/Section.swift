@@ -203,8 +203,8 @@ struct Section {
             cornerAlongDegrees: try s.double("corner_along_deg", default: d.recognizer.cornerAlongDegrees, in: 0...44),
             velocityWindow: .seconds(try s.double("velocity_window_ms", default: d.recognizer.velocityWindow.seconds * 1000, in: 10...1000) / 1000))
         let decision = ReleaseDecision(
-            threshold: try s.double("threshold", default: threshold, in: 0.05...0.95),
-            flickVelocity: try s.double("flick_velocity", default: flick, in: 0...100),
+            threshold: Percent(try s.double("threshold", default: threshold, in: 0.05...0.95)),
+            flickVelocity: PercentPerSecond(try s.double("flick_velocity", default: flick, in: 0...100)),
             deceleration: try s.double("deceleration", default: d.decision.deceleration, in: 0...0.9999))
         let reference = try s.reference(default: d.reference) ?? d.reference
         let size = MillimeterSize(
@@ -316,8 +316,8 @@ struct Section {
             var decision: ReleaseDecision? = nil
             if decisionOverride {
                 decision = ReleaseDecision(
-                    threshold: try b.double("threshold", default: 0.5, in: 0.05...0.95),
-                    flickVelocity: try b.double("flick_velocity", default: 0.3, in: 0...100),
+                    threshold: Percent(try b.double("threshold", default: 0.5, in: 0.05...0.95)),
+                    flickVelocity: PercentPerSecond(try b.double("flick_velocity", default: 0.3, in: 0...100)),
                     deceleration: kinds == [.touchpad] ? 0.997 : 0.998)
             }
             out.append(Binding(

@@ -50,16 +50,6 @@ public struct DeviceSelection: Hashable, Sendable {
         self.overrides = overrides
     }
 
-    /// The device's settings after every matching override, in file order.
-    public func apply(to device: TouchDevice, properties: [String: String] = [:]) -> TouchDevice {
-        var d = device
-        for o in overrides where DeviceSelection.matches(o.match, name: device.name, path: device.path, properties: properties) {
-            if let r = o.rotation { d.rotation = r }
-            if let c = o.calibration { d.calibration = c }
-        }
-        return d
-    }
-
     /// Whether `pattern` names this device: its exact name, its path, or `PROPERTY=value`.
     public static func matches(_ pattern: String, name: String, path: String, properties: [String: String]) -> Bool {
         if pattern == name || pattern == path { return true }

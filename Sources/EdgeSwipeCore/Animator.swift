@@ -54,8 +54,8 @@ public struct Animator: Hashable, Sendable, Codable {
     public static let slide = Animator(style: .slide)
 
     /// The geometry of `plan` at `percent` (clamped to 0...1).
-    public func geometry(for plan: TransitionPlan, at percent: Double) -> TransitionGeometry {
-        let p = min(1, max(0, percent))
+    public func geometry(for plan: TransitionPlan, at percent: Percent) -> TransitionGeometry {
+        let p = percent.clamped.value
         let forward = plan.direction == .forward
         // Off-stage offsets: the incoming scene enters from the trailing side (right, or below), the outgoing
         // one leaves to the leading side; reverse mirrors both.
@@ -101,7 +101,7 @@ public struct Animator: Hashable, Sendable, Codable {
     /// The geometry after the transition ended: a completed one leaves `from` off stage unless it is a custom
     /// presenter; a cancelled one takes `to` off stage unless it was already there (a custom dismissal).
     public func finalGeometry(for plan: TransitionPlan, completed: Bool) -> TransitionGeometry {
-        var g = geometry(for: plan, at: completed ? 1 : 0)
+        var g = geometry(for: plan, at: completed ? .complete : .zero)
         if completed { g.from.onStage = plan.fromStaysOnStage } else { g.to.onStage = plan.toAlreadyOnStage }
         return g
     }

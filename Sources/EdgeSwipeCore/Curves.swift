@@ -99,61 +99,62 @@ public struct AnimationSpec: Hashable, Sendable, Codable {
     public var timing: Timing
     public var start: MonotonicInstant
     public var duration: Microseconds
-    public var fromPercent: Double
-    public var toPercent: Double
-    /// Percent per second at the start: the release velocity, so the hand-off has no jump.
-    public var initialVelocity: Double
+    public var fromPercent: Percent
+    public var toPercent: Percent
+    /// The velocity at the start: the release velocity, so the hand-off has no jump.
+    public var initialVelocity: PercentPerSecond
 
     public var end: MonotonicInstant { start.advanced(by: duration) }
 
     /// The percent at `time`, clamped to 0...1 and exactly `toPercent` from the end on.
-    public func percent(at time: MonotonicInstant) -> Double {
+    public func percent(at time: MonotonicInstant) -> Percent {
         if time >= end || duration.value <= 0 { return toPercent }
         let elapsed = max(0, (time - start).seconds)
-        let delta = toPercent - fromPercent
+        let (from, to, v0) = (fromPercent.value, toPercent.value, initialVelocity.value)
         let value: Double
         switch timing {
         case .cubicBezier(let bezier):
-            value = fromPercent + delta * bezier.value(at: elapsed / duration.seconds)
+            value = from + (to - from) * bezier.value(at: elapsed / duration.seconds)
         case .criticallyDampedSpring(let omega):
-            let d0 = fromPercent - toPercent
-            value = toPercent + (d0 + (initialVelocity + omega * d0) * elapsed) * Double.exp(-omega * elapsed)
+            let d0 = from - to
+            value = to + (d0 + (v0 + omega * d0) * elapsed) * Double.exp(-omega * elapsed)
         }
-        return min(1, max(0, value))
+        return Percent(value).clamped
     }
 
-    /// Percent per second at `time`.
-    public func velocity(at time: MonotonicInstant) -> Double {
-        if time >= end || duration.value <= 0 { return 0 }
+    /// The velocity at `time`; zero from the end on.
+    public func velocity(at time: MonotonicInstant) -> PercentPerSecond {
+        if time >= end || duration.value <= 0 { return .zero }
         let elapsed = max(0, (time - start).seconds)
+        let (from, to, v0) = (fromPercent.value, toPercent.value, initialVelocity.value)
         switch timing {
         case .cubicBezier(let bezier):
-            return (toPercent - fromPercent) * bezier.slope(at: elapsed / duration.seconds) / duration.seconds
+            return PercentPerSecond((to - from) * bezier.slope(at: elapsed / duration.seconds) / duration.seconds)
         case .criticallyDampedSpring(let omega):
-            let d0 = fromPercent - toPercent
-            let b = initialVelocity + omega * d0
-            return (b - omega * (d0 + b * elapsed)) * Double.exp(-omega * elapsed)
+            let d0 = from - to
+            let b = v0 + omega * d0
+            return PercentPerSecond((b - omega * (d0 + b * elapsed)) * Double.exp(-omega * elapsed))
         }
     }
 
-    /// The run-out from `from` to `to`, starting at `velocity` percent/s so that neither the percent nor its
-    /// velocity jumps at the hand-off.
+    /// The run-out from `from` to `to`, starting at `velocity` so that neither the percent nor its velocity jumps
+    /// at the hand-off.
     ///
     /// Eased curves last `|to - from| x duration / speed`, as `UIPercentDrivenInteractiveTransition` does. Their
     /// first control point is moved along its tangent so the curve leaves at the release velocity; where that
     /// would overshoot, it is pulled in (y1 <= 1) and the curve simply leaves steeper. A spring runs until it is
     /// within 0.1 % of its target, or crosses it.
     public static func runOut(
-        curve: CompletionCurve, from: Double, to: Double, velocity: Double,
+        curve: CompletionCurve, from: Percent, to: Percent, velocity: PercentPerSecond,
         fullDuration: Microseconds, speed: Double, at start: MonotonicInstant
     ) -> AnimationSpec {
-        let delta = to - from
+        let delta = to.value - from.value
         let safeSpeed = speed > 0 && speed.isFinite ? speed : 1
         switch curve {
         case .spring(let response):
             // completionSpeed stiffens the spring rather than rescaling time, so the release velocity holds.
             let omega = 2 * Double.pi / max(response.seconds, 0.001) * safeSpeed
-            let duration = springSettleTime(omega: omega, d0: from - to, v0: velocity)
+            let duration = springSettleTime(omega: omega, d0: from.value - to.value, v0: velocity.value)
             return AnimationSpec(
                 curve: curve, timing: .criticallyDampedSpring(omega: omega), start: start,
                 duration: .seconds(duration), fromPercent: from, toPercent: to, initialVelocity: velocity)
@@ -163,10 +164,10 @@ public struct AnimationSpec: Hashable, Sendable, Codable {
             guard duration.value > 0, let cp = curve.controlPoints else {
                 return AnimationSpec(
                     curve: curve, timing: .cubicBezier(CubicBezier(x1: 0, y1: 0, x2: 1, y2: 1)), start: start,
-                    duration: .zero, fromPercent: from, toPercent: to, initialVelocity: 0)
+                    duration: .zero, fromPercent: from, toPercent: to, initialVelocity: .zero)
             }
             // The slope the curve must leave with, in progress per time fraction.
-            let slope = velocity * seconds / delta
+            let slope = velocity.value * seconds / delta
             var x1 = cp.x1 > 0 ? cp.x1 : 1.0 / 3.0
             if slope > 1 / x1 { x1 = 1 / slope }
             let y1 = max(-0.5, x1 * slope)

@@ -152,10 +152,32 @@ public struct TouchDevice: Hashable, Sendable, Codable {
         if let calibration { p = calibration.apply(p) }
         return rotation.apply(p).clamped
     }
+}
 
-    /// A normalized point in the user's orientation, in millimetres from the top-left corner.
-    @inlinable public func millimeters(_ p: NormalizedPoint) -> MillimeterVector {
-        let s = size
-        return MillimeterVector(x: p.x * s.width.value, y: p.y * s.height.value)
+/// How a touch device is mounted and sized: what the host knows that the kernel does not.
+public struct DeviceSetup: Hashable, Sendable {
+    /// How the device is mounted, clockwise.
+    public var rotation: Rotation
+    /// Applied before the rotation; `nil` is the identity.
+    public var calibration: CalibrationMatrix?
+    /// Used when the axes have no resolution; `nil` uses the core's default for the kind.
+    public var assumedSize: MillimeterSize?
+    /// A size the host knows better than absinfo (libinput's `get_size`, udev's `ID_INPUT_WIDTH_MM`).
+    public var reportedSize: MillimeterSize?
+
+    public init(
+        rotation: Rotation = .degrees0, calibration: CalibrationMatrix? = nil, assumedSize: MillimeterSize? = nil,
+        reportedSize: MillimeterSize? = nil
+    ) {
+        self.rotation = rotation
+        self.calibration = calibration
+        self.assumedSize = assumedSize
+        self.reportedSize = reportedSize
     }
 }
+
+/// How the host says how each device is mounted: asked with the device's kernel name and udev properties (empty
+/// for most recordings) and the kind it was classified as, when the input layer opens the device or a recording
+/// names it. The configuration's `[[devices.override]]` tables are one such answer.
+public typealias DeviceSetupProvider =
+    @Sendable (_ name: String, _ udevProperties: [String: String], _ kind: DeviceKind) -> DeviceSetup

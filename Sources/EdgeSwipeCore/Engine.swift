@@ -27,7 +27,8 @@ public struct Engine: Sendable {
         var recognizer: ScreenEdgePanRecognizer
         /// The transition the tracked touch drives, and the percent its translation is added to.
         var driving: TransitionID?
-        var basePercent: Double = 0
+        var basePercent: Percent = .zero
+        /// The inward translation, in normalized units of the device, that runs a whole transition.
         var reference: Double = 1
         var decision: ReleaseDecision
     }
@@ -329,7 +330,7 @@ public struct Engine: Sendable {
             completionCurve: configuration.completionCurve)
         devices[index].reference = referenceFraction(for: edge, binding: binding, device: index)
         devices[index].decision = binding.decision ?? devices[index].settings.decision
-        devices[index].basePercent = 0
+        devices[index].basePercent = .zero
         let id = TransitionID(nextTransitionID)
         devices[index].driving = id
         emitGesture(device: index, state: .began, into: &events)
@@ -344,21 +345,22 @@ public struct Engine: Sendable {
         return reference.fraction(across: edge, on: devices[index].device)
     }
 
-    /// The inward translation of the tracked touch and its velocity, in percent and percent/s.
-    private func progress(device index: Int) -> (percent: Double, velocity: Double) {
+    /// The inward translation of the tracked touch and its velocity, as the transition's percent and velocity.
+    private func progress(device index: Int) -> Progress {
         let slot = devices[index]
-        guard let edge = slot.recognizer.edge else { return (slot.basePercent, 0) }
+        guard let edge = slot.recognizer.edge else { return Progress(percent: slot.basePercent, velocity: .zero) }
         let t = slot.recognizer.translation
         let v = slot.recognizer.velocity(at: now)
         let inward = edge.inward(dx: t.dx, dy: t.dy)
         let inwardVelocity = edge.inward(dx: v.x, dy: v.y)
-        return (slot.basePercent + inward / slot.reference, inwardVelocity / slot.reference)
+        return Progress(
+            percent: slot.basePercent + Percent(inward / slot.reference),
+            velocity: PercentPerSecond(inwardVelocity / slot.reference))
     }
 
     private mutating func driveTransition(device index: Int, into events: inout [EngineEvent]) {
         guard let id = devices[index].driving, let t = runningIndex(id) else { return }
-        let p = progress(device: index)
-        let change = running[t].interaction.update(percent: p.percent, velocity: p.velocity)
+        let change = running[t].interaction.update(progress(device: index))
         if let change {
             events.append(.trace(.transition(id: id, from: change.old, event: .update, to: change.new)))
         }
@@ -369,10 +371,11 @@ public struct Engine: Sendable {
         guard let id = devices[index].driving else { return }
         devices[index].driving = nil
         guard let t = runningIndex(id) else { return }
-        let p = progress(device: index)
-        let finish = !cancelled && devices[index].decision.shouldFinish(percent: running[t].interaction.percent, velocity: p.velocity)
-        let velocity = cancelled ? 0 : p.velocity
-        if let change = running[t].interaction.release(finish: finish, velocity: velocity, at: now) {
+        // The transition's own (clamped) percent, at the finger's velocity.
+        let velocity = progress(device: index).velocity
+        let release = Progress(percent: running[t].interaction.percent, velocity: velocity)
+        let finish = !cancelled && devices[index].decision.shouldFinish(release)
+        if let change = running[t].interaction.release(finish: finish, velocity: cancelled ? .zero : velocity, at: now) {
             events.append(.trace(.transition(id: id, from: change.old, event: finish ? .finish : .cancel, to: change.new)))
         }
         running[t].nextTick = now.advanced(by: configuration.tickInterval)
@@ -439,10 +442,10 @@ public struct Engine: Sendable {
         let index = running.count - 1
         var began = makeTransitionEvent(index, isProgress: false, withAnimation: false)
         began.phase = .began
-        began.percent = 0
-        began.velocity = 0
+        began.percent = .zero
+        began.velocity = .zero
         began.animation = nil
-        began.geometry = animator.geometry(for: plan, at: 0)
+        began.geometry = animator.geometry(for: plan, at: .zero)
         events.append(.transition(began))
         for step in plan.lifecycleAtStart {
             events.append(.lifecycle(LifecycleEvent(

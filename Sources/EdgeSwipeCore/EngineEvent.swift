@@ -35,9 +35,8 @@ public struct TransitionEvent: Hashable, Sendable {
     public var to: String
     public var direction: TransitionDirection
     public var phase: PercentDrivenInteractiveTransition.Phase
-    public var percent: Double
-    /// Percent per second.
-    public var velocity: Double
+    public var percent: Percent
+    public var velocity: PercentPerSecond
     public var interactive: Bool
     public var presentationStyle: PresentationStyle?
     /// The edge and device whose gesture drives it, for gesture-driven transitions.
@@ -49,7 +48,6 @@ public struct TransitionEvent: Hashable, Sendable {
     /// A progress-only update (a finger move, or a run-out tick): a slow client may receive only the latest.
     /// Phase changes, run-out starts and terminal events are never progress-only.
     public var isProgress: Bool
-    public var wasCancelled: Bool { phase == .cancelled }
 }
 
 /// An appearance callback for a scene, tied to the transition that caused it.
@@ -73,7 +71,7 @@ public struct StateSnapshot: Hashable, Sendable {
         public var container: String
         public var operation: TransitionOperation
         public var phase: PercentDrivenInteractiveTransition.Phase
-        public var percent: Double
+        public var percent: Percent
     }
 }
 
@@ -105,4 +103,16 @@ public enum EngineEvent: Hashable, Sendable {
     case lifecycle(LifecycleEvent)
     case state(StateSnapshot)
     case trace(TraceEvent)
+
+    /// The instant of the event; `nil` for trace lines, which carry none.
+    public var time: MonotonicInstant? {
+        switch self {
+        case .device(let e): e.time
+        case .gesture(let e): e.time
+        case .transition(let e): e.time
+        case .lifecycle(let e): e.time
+        case .state(let e): e.time
+        case .trace: nil
+        }
+    }
 }

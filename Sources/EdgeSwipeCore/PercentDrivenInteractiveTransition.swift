@@ -1,7 +1,7 @@
 /// UIKit's `UIPercentDrivenInteractiveTransition`, as a value that reads no clock.
 ///
-/// A finger drives `update(percent:)`; `finish` and `cancel` hand the percent to a run-out animation that
-/// starts at the release velocity; `catchRunOut` takes it back (iOS 10's interruptible transitions).
+/// A finger drives ``update(_:)``; ``release(finish:velocity:at:)`` hands the percent to a run-out animation
+/// that starts at the release velocity; ``catchRunOut(at:)`` takes it back (iOS 10's interruptible transitions).
 public struct PercentDrivenInteractiveTransition: Sendable {
     /// The phases a transition goes through; `completed` and `cancelled` are terminal.
     public enum Phase: String, Hashable, Sendable, Codable {
@@ -13,13 +13,14 @@ public struct PercentDrivenInteractiveTransition: Sendable {
 
     /// The events that move the phase; their raw values appear in the `old -> event -> new` log.
     public enum Event: String, Hashable, Sendable, Codable {
-        case update, finish, cancel, caught, tick, runOutEnded = "run-out-ended", abort
+        case update, finish, cancel, caught, runOutEnded = "run-out-ended", abort
     }
 
     public private(set) var phase: Phase
-    public private(set) var percent: Double
-    /// Percent per second.
-    public private(set) var velocity: Double
+    /// How far it has run, always within 0...1.
+    public private(set) var percent: Percent
+    /// How fast the finger or the run-out is moving it.
+    public private(set) var velocity: PercentPerSecond
     public private(set) var runOut: AnimationSpec?
     public let isInteractive: Bool
     /// The animator's full duration; the run-out lasts the remaining fraction of it.
@@ -32,8 +33,8 @@ public struct PercentDrivenInteractiveTransition: Sendable {
     /// An interactive transition, held at 0 until the first update.
     public init(duration: Microseconds, completionSpeed: Double = 1, completionCurve: CompletionCurve = .easeInOut) {
         self.phase = .began
-        self.percent = 0
-        self.velocity = 0
+        self.percent = .zero
+        self.velocity = .zero
         self.isInteractive = true
         self.duration = duration
         self.completionSpeed = completionSpeed
@@ -43,23 +44,24 @@ public struct PercentDrivenInteractiveTransition: Sendable {
     /// A non-interactive transition: the animator's own curve over its full duration, from 0 to 1.
     public init(animatingWith curve: CompletionCurve, duration: Microseconds, at time: MonotonicInstant) {
         self.phase = .finishing
-        self.percent = 0
-        self.velocity = 0
+        self.percent = .zero
+        self.velocity = .zero
         self.isInteractive = false
         self.duration = duration
         self.completionSpeed = 1
         self.completionCurve = curve
         self.runOut = AnimationSpec.runOut(
-            curve: curve, from: 0, to: 1, velocity: 0, fullDuration: duration, speed: 1, at: time)
+            curve: curve, from: .zero, to: .complete, velocity: .zero, fullDuration: duration, speed: 1, at: time)
     }
 
-    /// Follows the finger. The percent is clamped to 0...1; NaN is ignored.
+    /// Follows the finger. The percent is clamped to 0...1; a NaN percent is ignored, and a velocity that is not
+    /// finite counts as zero.
     @discardableResult
-    public mutating func update(percent newPercent: Double, velocity newVelocity: Double) -> (old: Phase, new: Phase)? {
+    public mutating func update(_ progress: Progress) -> (old: Phase, new: Phase)? {
         switch phase {
         case .began, .changed:
-            if !newPercent.isNaN { percent = min(1, max(0, newPercent)) }
-            velocity = newVelocity.isFinite ? newVelocity : 0
+            if !progress.percent.value.isNaN { percent = progress.percent.clamped }
+            velocity = progress.velocity.isFinite ? progress.velocity : .zero
             let old = phase
             phase = .changed
             return old == .changed ? nil : (old, .changed)
@@ -69,13 +71,13 @@ public struct PercentDrivenInteractiveTransition: Sendable {
     }
 
     /// Hands the percent to a run-out toward 1 (`finish: true`) or 0.
-    public mutating func release(finish: Bool, velocity releaseVelocity: Double, at time: MonotonicInstant) -> (old: Phase, new: Phase)? {
+    public mutating func release(finish: Bool, velocity releaseVelocity: PercentPerSecond, at time: MonotonicInstant) -> (old: Phase, new: Phase)? {
         switch phase {
         case .began, .changed:
             let old = phase
-            velocity = releaseVelocity.isFinite ? releaseVelocity : 0
+            velocity = releaseVelocity.isFinite ? releaseVelocity : .zero
             runOut = AnimationSpec.runOut(
-                curve: completionCurve, from: percent, to: finish ? 1 : 0, velocity: velocity,
+                curve: completionCurve, from: percent, to: finish ? .complete : .zero, velocity: velocity,
                 fullDuration: duration, speed: completionSpeed, at: time)
             phase = finish ? .finishing : .cancelling
             return (old, phase)
@@ -102,8 +104,8 @@ public struct PercentDrivenInteractiveTransition: Sendable {
         guard phase.isRunningOut, let spec = runOut else { return nil }
         if time >= spec.end {
             percent = spec.toPercent
-            velocity = 0
-            phase = spec.toPercent >= 1 ? .completed : .cancelled
+            velocity = .zero
+            phase = spec.toPercent >= .complete ? .completed : .cancelled
             runOut = nil
             return phase
         }
@@ -116,8 +118,8 @@ public struct PercentDrivenInteractiveTransition: Sendable {
     public mutating func abort() -> (old: Phase, new: Phase)? {
         guard !phase.isTerminal else { return nil }
         let old = phase
-        percent = 0
-        velocity = 0
+        percent = .zero
+        velocity = .zero
         runOut = nil
         phase = .cancelled
         return (old, .cancelled)

@@ -8,20 +8,20 @@
 /// threshold, so that a finger that simply stops is judged by where it is.
 public struct ReleaseDecision: Hashable, Sendable, Codable {
     /// The projected percent at or past which the transition finishes (the seeds' 0.5).
-    public var threshold: Double
-    /// Release speeds (percent/s) below this are treated as zero: a resting finger is not a flick.
-    public var flickVelocity: Double
-    /// The per-millisecond deceleration factor of the projection; 0 disables projection.
+    public var threshold: Percent
+    /// Release speeds below this are treated as zero: a resting finger is not a flick.
+    public var flickVelocity: PercentPerSecond
+    /// The per-millisecond deceleration factor of the projection (a ratio, no unit); 0 disables projection.
     public var deceleration: Double
 
-    public init(threshold: Double = 0.5, flickVelocity: Double = 0.3, deceleration: Double = 0.998) {
+    public init(threshold: Percent = Percent(0.5), flickVelocity: PercentPerSecond = PercentPerSecond(0.3), deceleration: Double = 0.998) {
         self.threshold = threshold
         self.flickVelocity = flickVelocity
         self.deceleration = deceleration
     }
 
-    public static let touchscreen = ReleaseDecision(threshold: 0.5, flickVelocity: 0.3, deceleration: 0.998)
-    public static let touchpad = ReleaseDecision(threshold: 0.5, flickVelocity: 0.3, deceleration: 0.997)
+    public static let touchscreen = ReleaseDecision(threshold: Percent(0.5), flickVelocity: PercentPerSecond(0.3), deceleration: 0.998)
+    public static let touchpad = ReleaseDecision(threshold: Percent(0.5), flickVelocity: PercentPerSecond(0.3), deceleration: 0.997)
 
     public static func defaults(for kind: DeviceKind) -> ReleaseDecision {
         switch kind {
@@ -37,12 +37,13 @@ public struct ReleaseDecision: Hashable, Sendable, Codable {
     }
 
     /// Where the transition would come to rest if the finger's motion carried on and decayed.
-    public func projectedPercent(percent: Double, velocity: Double) -> Double {
-        guard velocity.isFinite, abs(velocity) >= flickVelocity else { return percent }
-        return percent + velocity * projectionSeconds
+    public func projectedPercent(_ progress: Progress) -> Percent {
+        guard progress.velocity.isFinite, progress.velocity.magnitude >= flickVelocity else { return progress.percent }
+        return progress.percent + progress.velocity.distance(in: projectionSeconds)
     }
 
-    public func shouldFinish(percent: Double, velocity: Double) -> Bool {
-        projectedPercent(percent: percent, velocity: velocity) >= threshold
+    /// Whether a release at `progress` finishes the transition (or cancels it).
+    public func shouldFinish(_ progress: Progress) -> Bool {
+        projectedPercent(progress) >= threshold
     }
 }

@@ -17,26 +17,16 @@ public struct Touch: Hashable, Sendable {
     public var phase: TouchPhase
     /// The user-oriented position, clamped to 0...1.
     public var position: NormalizedPoint
-    /// The position in device units, when it came from evdev.
-    public var raw: RawPoint?
-    /// The position in millimetres from the top-left corner, when the device size is known.
-    public var positionMM: MillimeterVector?
 
-    public init(id: Int32, phase: TouchPhase, position: NormalizedPoint, raw: RawPoint? = nil, positionMM: MillimeterVector? = nil) {
+    public init(id: Int32, phase: TouchPhase, position: NormalizedPoint) {
         self.id = id
         self.phase = phase
         self.position = position.clamped
-        self.raw = raw
-        self.positionMM = positionMM
     }
 
     /// A touch from raw device units, converted through the device's geometry.
     public init(id: Int32, phase: TouchPhase, raw: RawPoint, on device: TouchDevice) {
-        let position = device.normalize(rawX: raw.x, rawY: raw.y)
-        self.init(
-            id: id, phase: phase, position: position, raw: raw,
-            positionMM: device.hasPhysicalSize ? device.millimeters(position) : nil
-        )
+        self.init(id: id, phase: phase, position: device.normalize(rawX: raw.x, rawY: raw.y))
     }
 }
 

@@ -62,6 +62,82 @@ public struct MonotonicInstant: Hashable, Comparable, Sendable, Codable, CustomS
     public var description: String { "\(microseconds) us" }
 }
 
+/// How far a transition has run: UIKit's `percentComplete`, where 0 is where it starts and 1 where it ends.
+///
+/// The name is UIKit's (`UIPercentDrivenInteractiveTransition.update(_:)` takes a "percent" from 0 to 1), and the
+/// value is that fraction, not a count of hundredths: `Percent(0.5)` is half way, and the wire's `"percent"`
+/// fields carry the same number. A finger's translation, a spring or a projection may take it past either end;
+/// ``clamped`` brings it back, and a transition's own percent is always clamped.
+public struct Percent: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    /// The fraction of the transition: 0 at its start, 1 at its end.
+    public var value: Double
+    @inlinable public init(_ value: Double) { self.value = value }
+    /// Where every transition starts, and where a cancelled one ends.
+    public static let zero = Percent(0)
+    /// Where a completed transition ends.
+    public static let complete = Percent(1)
+
+    /// The percent moved into 0...1. A NaN becomes 0.
+    @inlinable public var clamped: Percent { Percent(min(1, max(0, value))) }
+
+    @inlinable public static func < (a: Self, b: Self) -> Bool { a.value < b.value }
+    @inlinable public static func + (a: Self, b: Self) -> Self { Self(a.value + b.value) }
+    @inlinable public static func - (a: Self, b: Self) -> Self { Self(a.value - b.value) }
+    public var description: String { "\(value)" }
+
+    /// Encoded as the bare number, as on the wire.
+    public init(from decoder: any Decoder) throws { value = try decoder.singleValueContainer().decode(Double.self) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
+}
+
+/// How fast a transition's percent changes: fractions of the transition per second (`1` runs it all in a second).
+///
+/// The release velocity of a gesture, the velocity a run-out starts with, and the flick threshold below which a
+/// release counts as a finger at rest are all in this unit; a finger's own speed on the surface is
+/// ``MillimetersPerSecond``.
+public struct PercentPerSecond: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    /// Fractions of the transition per second.
+    public var value: Double
+    @inlinable public init(_ value: Double) { self.value = value }
+    public static let zero = PercentPerSecond(0)
+
+    /// The speed, whichever way it goes.
+    @inlinable public var magnitude: PercentPerSecond { PercentPerSecond(abs(value)) }
+    /// Whether it is a number (not NaN or infinite): a velocity fitted over too few samples may not be.
+    @inlinable public var isFinite: Bool { value.isFinite }
+
+    /// How far this velocity carries the percent in `seconds`.
+    @inlinable public func distance(in seconds: Double) -> Percent { Percent(value * seconds) }
+
+    @inlinable public static func < (a: Self, b: Self) -> Bool { a.value < b.value }
+    public var description: String { "\(value)/s" }
+
+    /// Encoded as the bare number, as on the wire.
+    public init(from decoder: any Decoder) throws { value = try decoder.singleValueContainer().decode(Double.self) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
+}
+
+/// Where a transition is and how fast it is moving: what a finger tells an interactive transition at each step
+/// (UIKit's `update(_:)` with the pan's velocity), and what a release decision judges.
+public struct Progress: Hashable, Sendable {
+    /// How far the transition has run.
+    public var percent: Percent
+    /// How fast it is running, toward completion when positive.
+    public var velocity: PercentPerSecond
+    @inlinable public init(percent: Percent, velocity: PercentPerSecond) {
+        self.percent = percent
+        self.velocity = velocity
+    }
+    /// At the start, at rest.
+    public static let zero = Progress(percent: .zero, velocity: .zero)
+}
+
 /// A position in the unit square of a device, as the user sees it: (0, 0) is the top-left corner.
 public struct NormalizedPoint: Hashable, Sendable, Codable {
     public var x: Double

@@ -87,6 +87,16 @@ public struct DeviceFilter: Hashable, Sendable {
         self.deny = deny
     }
 
+    /// The configuration's `allow` and `deny` lists, each entry `name:PATTERN`, `path:PATTERN` or
+    /// `property:KEY[=VALUE]`.
+    public init(parsingAllow allow: [String], deny: [String]) throws(DeviceFilterError) {
+        var allowRules: [Rule] = []
+        var denyRules: [Rule] = []
+        for a in allow { allowRules.append(try Rule(parsing: a)) }
+        for d in deny { denyRules.append(try Rule(parsing: d)) }
+        self.init(allow: allowRules, deny: denyRules)
+    }
+
     /// Whether to open the device, as which kind, or why not.
     public func decide(_ candidate: DeviceCandidate) -> Decision {
         let p = candidate.properties

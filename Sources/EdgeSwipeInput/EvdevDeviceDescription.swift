@@ -137,28 +137,6 @@ public enum TouchDeviceError: Error, Hashable, Sendable, CustomStringConvertible
     }
 }
 
-/// How a touch device is mounted and sized: what the host knows that the kernel does not.
-public struct DeviceSetup: Hashable, Sendable {
-    /// How the device is mounted, clockwise.
-    public var rotation: Rotation
-    /// Applied before the rotation; `nil` is the identity.
-    public var calibration: CalibrationMatrix?
-    /// Used when the axes have no resolution; `nil` uses the core's default for the kind.
-    public var assumedSize: MillimeterSize?
-    /// A size the host knows better than absinfo (libinput's `get_size`, udev's `ID_INPUT_WIDTH_MM`).
-    public var reportedSize: MillimeterSize?
-
-    public init(
-        rotation: Rotation = .degrees0, calibration: CalibrationMatrix? = nil, assumedSize: MillimeterSize? = nil,
-        reportedSize: MillimeterSize? = nil
-    ) {
-        self.rotation = rotation
-        self.calibration = calibration
-        self.assumedSize = assumedSize
-        self.reportedSize = reportedSize
-    }
-}
-
 /// Everything evdev says about a device: the facts an evemu `.desc`, a `libinput record` header, or libevdev
 /// give, and all that classification and decoding need.
 public struct EvdevDeviceDescription: Hashable, Sendable {

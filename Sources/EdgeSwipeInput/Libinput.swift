@@ -74,8 +74,8 @@ final class LibinputCallbacks {
     }
 
     func log(priority: UInt32, message: String) {
-        let level = LiveMapping.logLevel(libinputPriority: priority)
-        logger.log(level: level, "libinput: \(LiveMapping.logLine(message))")
+        let level = LibinputLog.level(forPriority: priority)
+        logger.log(level: level, "libinput: \(LibinputLog.line(message))")
     }
 }
 
@@ -117,7 +117,7 @@ final class LibinputContext {
         self.handle = created
         self.interface = interface
         libinput_log_set_priority(
-            handle, libinput_log_priority(LiveMapping.libinputPriority(for: callbacks.logger.logLevel)))
+            handle, libinput_log_priority(LibinputLog.priority(for: callbacks.logger.logLevel)))
         libinput_log_set_handler(handle) { li, priority, format, args in
             guard let li, let format, let args, let userData = libinput_get_user_data(li) else { return }
             let callbacks = Unmanaged<LibinputCallbacks>.fromOpaque(userData).takeUnretainedValue()

@@ -40,7 +40,7 @@ public final class LiveTouchInput {
 
     private let context: LibinputContext
     private let logger: Logger
-    private var setup: @Sendable (EvdevDeviceDescription, DeviceKind) -> DeviceSetup
+    private var setup: DeviceSetupProvider
     private var entries: [OpaquePointer: Entry] = [:]
     private var nextID: UInt32
 
@@ -51,7 +51,7 @@ public final class LiveTouchInput {
     ///   - firstDeviceID: ids are given in the order devices appear and never reused.
     public init(
         backend: Backend, filter: DeviceFilter = DeviceFilter(),
-        setup: @escaping @Sendable (EvdevDeviceDescription, DeviceKind) -> DeviceSetup = { _, _ in DeviceSetup() },
+        setup: @escaping DeviceSetupProvider = { _, _, _ in DeviceSetup() },
         logger: Logger, firstDeviceID: UInt32 = 1
     ) throws(LiveInputError) {
         self.logger = logger
@@ -113,7 +113,7 @@ public final class LiveTouchInput {
     /// libinput calibration matrix. The engine has no way to change a device in place, so each changed device is
     /// removed (cancelling a gesture in flight) and added again with its new geometry; its touches down now are
     /// ignored until they lift.
-    public func update(setup newSetup: @escaping @Sendable (EvdevDeviceDescription, DeviceKind) -> DeviceSetup, now: MonotonicInstant, _ handle: (InputStep) -> Void) {
+    public func update(setup newSetup: @escaping DeviceSetupProvider, now: MonotonicInstant, _ handle: (InputStep) -> Void) {
         setup = newSetup
         for key in entries.keys.sorted(by: { (entries[$0]?.device.id ?? DeviceID(0)) < (entries[$1]?.device.id ?? DeviceID(0)) }) {
             guard var entry = entries[key] else { continue }
@@ -169,17 +169,11 @@ public final class LiveTouchInput {
                 // Single-touch devices have no slot (-1): their one touch is 0.
                 let slot = max(0, libinput_event_touch_get_slot(touch))
                 var position: NormalizedPoint? = nil
-                var mm: MillimeterVector? = nil
                 if phase == .down || phase == .motion {
                     position = NormalizedPoint(
                         x: libinput_event_touch_get_x_transformed(touch, 1), y: libinput_event_touch_get_y_transformed(touch, 1))
-                    if let size = entry.libinputSize {
-                        mm = LiveMapping.userMillimeters(
-                            x: libinput_event_touch_get_x(touch), y: libinput_event_touch_get_y(touch), deviceSize: size,
-                            rotation: entry.device.rotation)
-                    }
                 }
-                entry.assembler.touch(phase, slot: slot, position: position, mm: mm)
+                entry.assembler.touch(phase, slot: slot, position: position)
             }
             entries[device] = entry
         default:
@@ -247,13 +241,13 @@ public final class LiveTouchInput {
 
     /// The configured setup, with libinput's size where the configuration names none.
     private func resolvedSetup(_ description: EvdevDeviceDescription, kind: DeviceKind, libinputSize: MillimeterSize?) -> DeviceSetup {
-        var s = setup(description, kind)
+        var s = setup(description.name, description.udevProperties, kind)
         if s.reportedSize == nil { s.reportedSize = libinputSize }
         return s
     }
 
     private func applyCalibration(_ device: LibinputDevice, setup: DeviceSetup, name: String) {
-        let matrix = LiveMapping.libinputMatrix(rotation: setup.rotation, calibration: setup.calibration)
+        let matrix = LibinputCalibration.matrix(rotation: setup.rotation, calibration: setup.calibration)
         if !device.setCalibration(matrix) && (setup.rotation != .degrees0 || setup.calibration != nil) {
             logger.warning("\"\(name)\": libinput has no calibration matrix for it; rotation and calibration not applied")
         }

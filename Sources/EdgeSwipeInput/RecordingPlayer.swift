@@ -41,13 +41,13 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
         /// The id of the first played device; the others follow in order.
         public var firstDeviceID: UInt32
         /// How each device is mounted and sized (the configuration's rotation, calibration, assumed size).
-        public var setup: @Sendable (EvdevDeviceDescription, DeviceKind) -> DeviceSetup
+        public var setup: DeviceSetupProvider
         /// Removes each recording's devices after its last event, cancelling a gesture still in flight.
         public var removeDevicesAtEnd: Bool
 
         public init(
             start: MonotonicInstant = .zero, firstDeviceID: UInt32 = 1,
-            setup: @escaping @Sendable (EvdevDeviceDescription, DeviceKind) -> DeviceSetup = { _, _ in DeviceSetup() },
+            setup: @escaping DeviceSetupProvider = { _, _, _ in DeviceSetup() },
             removeDevicesAtEnd: Bool = true
         ) {
             self.start = start
@@ -113,7 +113,7 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
                 do throws(TouchDeviceError) {
                     let (kind, touchProtocol) = try description.touchCapabilities()
                     let device = try description.touchDevice(
-                        id: DeviceID(nextID), path: recorded.source, setup: options.setup(description, kind))
+                        id: DeviceID(nextID), path: recorded.source, setup: options.setup(description.name, description.udevProperties, kind))
                     let decoder = try EvdevFrameDecoder(description: description, device: device)
                     nextID += 1
                     devices.append(PlayedDevice(device: device, touchProtocol: touchProtocol, recording: r, index: d))

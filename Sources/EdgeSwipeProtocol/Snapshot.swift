@@ -109,9 +109,9 @@ public struct RunningTransitionSummary: Hashable, Sendable {
     /// The wire name of the operation (`push`, `select-tab`, ...).
     public var operation: String
     public var phase: PercentDrivenInteractiveTransition.Phase
-    public var percent: Double
+    public var percent: Percent
 
-    public init(id: TransitionID, container: String, operation: String, phase: PercentDrivenInteractiveTransition.Phase, percent: Double) {
+    public init(id: TransitionID, container: String, operation: String, phase: PercentDrivenInteractiveTransition.Phase, percent: Percent) {
         self.id = id
         self.container = container
         self.operation = operation
@@ -123,8 +123,8 @@ public struct RunningTransitionSummary: Hashable, Sendable {
 /// Everything a `hello` and a `status` reply describe: devices, configuration, containers and running
 /// transitions.
 ///
-/// The server keeps one up to date by applying every event it publishes (``apply(_:)``), so a client that
-/// connects gets a snapshot that is consistent with the first event it receives after it.
+/// The server keeps one up to date by applying every event it publishes, so a client that connects gets a
+/// snapshot that is consistent with the first event it receives after it.
 public struct ServerSnapshot: Hashable, Sendable {
     public var serverVersion: String
     public var devices: [TouchDevice]
@@ -152,49 +152,11 @@ public struct ServerSnapshot: Hashable, Sendable {
             serverVersion: serverVersion, devices: devices, config: config, containers: state.containers,
             running: state.running.map(RunningTransitionSummary.init), time: state.time)
     }
-
-    /// Follows one engine event: devices come and go, running transitions are tracked from their first event
-    /// to their terminal one, and a `state` event replaces containers and running transitions wholesale (the
-    /// engine's word is final).
-    public mutating func apply(_ event: EngineEvent) {
-        switch event {
-        case .device(let e):
-            advance(to: e.time)
-            devices.removeAll { $0.id == e.device.id }
-            switch e.change {
-            case .added: devices.append(e.device)
-            case .removed: break
-            }
-        case .transition(let e):
-            advance(to: e.time)
-            let index = running.firstIndex { $0.id == e.id }
-            if e.phase.isTerminal {
-                if let index { running.remove(at: index) }
-            } else {
-                let summary = RunningTransitionSummary(
-                    id: e.id, container: e.container, operation: e.operation.name, phase: e.phase, percent: e.percent)
-                if let index { running[index] = summary } else { running.append(summary) }
-            }
-        case .state(let s):
-            containers = s.containers
-            running = s.running.map(RunningTransitionSummary.init)
-            advance(to: s.time)
-        case .gesture(let e):
-            advance(to: e.time)
-        case .lifecycle(let e):
-            advance(to: e.time)
-        case .trace:
-            break
-        }
-    }
-
-    private mutating func advance(to t: MonotonicInstant) {
-        if t > time { time = t }
-    }
 }
 
 extension RunningTransitionSummary {
-    init(_ r: StateSnapshot.RunningSummary) {
+    /// A running transition as the engine's own snapshot lists it.
+    public init(_ r: StateSnapshot.RunningSummary) {
         self.init(id: r.id, container: r.container, operation: r.operation.name, phase: r.phase, percent: r.percent)
     }
 }

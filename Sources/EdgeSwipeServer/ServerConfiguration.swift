@@ -104,16 +104,3 @@ public struct RequestContext: Sendable {
 public protocol EdgeSwipeRequestHandler: Sendable {
     func handle(_ request: DaemonRequest, context: RequestContext) async throws(RequestError) -> ReplyResult
 }
-
-/// A request handler made of a closure.
-public struct RequestHandlerClosure: EdgeSwipeRequestHandler {
-    let body: @Sendable (DaemonRequest, RequestContext) async throws(RequestError) -> ReplyResult
-
-    public init(_ body: @escaping @Sendable (DaemonRequest, RequestContext) async throws(RequestError) -> ReplyResult) {
-        self.body = body
-    }
-
-    public func handle(_ request: DaemonRequest, context: RequestContext) async throws(RequestError) -> ReplyResult {
-        try await body(request, context)
-    }
-}

@@ -29,8 +29,6 @@ final class ReaderThread: @unchecked Sendable {
         var fd: Int32
         var pending: [UInt8] = []
         var lines = 0
-        var sawHello = false
-        var sawGoodbye = false
         var open = true
     }
 

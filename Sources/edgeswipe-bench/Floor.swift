@@ -1,10 +1,10 @@
-import CInput
 import Dispatch
+import EdgeSwipeInput
 import Foundation
 import Glibc
 
 /// The machine's own floor for the latency path, without the daemon: a thread sleeps until each 240 Hz deadline
-/// (ppoll, as the daemon's input thread does) and writes the deadline to a Unix socket; with `hops: 2` a second
+/// (in a `DescriptorWaiter`, the daemon's input thread's own wait) and writes the deadline to a Unix socket; with `hops: 2` a second
 /// thread passes it on through another socket (as the input thread hands a batch to NIO's event loop, which
 /// writes it to the client); the reader's latency is its read time minus the deadline. It says how much of the
 /// daemon's figure is the kernel's scheduling and wake-ups on this machine, under its current load.
@@ -27,14 +27,12 @@ func measureFloor(frames: Int, hops: Int) -> Percentiles? {
     let start = monotonicMicroseconds() + 20_000
     let first = pairs[0][0]
     let source = Thread {
+        // No descriptors: a wait with a microsecond timeout and nothing else.
+        let sleeper = DescriptorWaiter()
         for i in 0..<UInt64(frames) {
             var deadline = start + i * intervalUS
             let now = monotonicMicroseconds()
-            if deadline > now {
-                let wait = deadline - now
-                var ts = timespec(tv_sec: Int(wait / 1_000_000), tv_nsec: Int(wait % 1_000_000) * 1000)
-                _ = ppoll(nil, 0, &ts, nil)
-            }
+            if deadline > now { _ = sleeper.wait(timeoutMicroseconds: Int64(deadline - now)) }
             _ = withUnsafeBytes(of: &deadline) { write(first, $0.baseAddress, 8) }
         }
         shutdown(first, Int32(SHUT_WR))

@@ -1,3 +1,5 @@
+import EdgeSwipeProtocol
+
 /// A JSON value whose objects keep their keys in the order they were added, so the report reads top-down.
 indirect enum JSON {
     case null
@@ -47,23 +49,10 @@ indirect enum JSON {
         }
     }
 
+    /// A JSON string, escaped as the protocol's writer escapes it.
     static func quote(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out + "\""
+        var writer = JSONWriter(capacity: s.utf8.count + 2)
+        writer.string(s)
+        return writer.withBytes { String(decoding: $0, as: UTF8.self) }
     }
 }

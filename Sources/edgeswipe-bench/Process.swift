@@ -186,8 +186,6 @@ struct ProcSample {
         var cpuTicks: Int
     }
     var time: Double
-    /// Every thread's voluntary + involuntary context switches, from `/proc/PID/task/*/status`.
-    var contextSwitches: Int { threads.reduce(0) { $0 + $1.voluntary + $1.involuntary } }
     /// utime + stime of the whole process, from `/proc/PID/stat`, in clock ticks.
     var cpuTicks: Int
     /// VmRSS: every resident page, the shared libraries' code included.

@@ -159,11 +159,11 @@ struct ReadableLog {
             if t.isProgress { return nil }
             let previous = lastPhase[t.id]
             lastPhase[t.id] = t.phase.isTerminal ? nil : t.phase
-            var line = "\(stamp(t.time)) transition \(t.id.rawValue) \(t.operation.name) \(t.container): \(t.from) -> \(t.to) \(t.phase.rawValue) at \(Int((t.percent * 100).rounded()))%"
+            var line = "\(stamp(t.time)) transition \(t.id.rawValue) \(t.operation.name) \(t.container): \(t.from) -> \(t.to) \(t.phase.rawValue) at \(Int((t.percent.value * 100).rounded()))%"
             switch t.phase {
             case .began: line += t.interactive ? " (interactive\(t.edge.map { ", \($0.rawValue) edge" } ?? ""))" : " (requested)"
             case .finishing, .cancelling:
-                line += String(format: ", velocity %.2f/s", t.velocity)
+                line += String(format: ", velocity %.2f/s", t.velocity.value)
                 if let a = t.animation { line += ", \(a.curve.name) over \(a.duration.value / 1000) ms" }
             case .completed: completed += 1
             case .cancelled: cancelled += 1
@@ -185,18 +185,4 @@ struct ReadableLog {
 
     private func f1(_ x: Double) -> String { String(format: "%.1f", x) }
     private func f2(_ x: Double) -> String { String(format: "%.2f", x) }
-}
-
-extension EngineEvent {
-    /// The instant of the event; `nil` for trace lines, which carry none.
-    var time: MonotonicInstant? {
-        switch self {
-        case .device(let d): d.time
-        case .gesture(let g): g.time
-        case .transition(let t): t.time
-        case .lifecycle(let l): l.time
-        case .state(let s): s.time
-        case .trace: nil
-        }
-    }
 }

@@ -200,3 +200,9 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
         }
     }
 }
+
+extension DeviceSelection {
+    /// The configuration's `allow` and `deny` lists as the input layer's filter. The configuration keeps them as
+    /// the text the user wrote; reading them as rules is the input layer's business, wired here.
+    func filter() throws(DeviceFilterError) -> DeviceFilter { try DeviceFilter(parsingAllow: allow, deny: deny) }
+}

@@ -20,7 +20,6 @@ protocol InputSource: AnyObject {
 /// Work handed to the input thread from other threads (socket clients, signal handlers).
 enum InputCommand: Sendable {
     case request(TransitionOperation, container: String, animated: Bool, reply: @Sendable (Result<TransitionID, TransitionRefusal>) -> Void)
-    case snapshot(reply: @Sendable (StateSnapshot, [TouchDevice]) -> Void)
     case reconfigure(EngineConfiguration)
     /// Cancel every transition (their terminal events go out), then stop.
     case shutdown
@@ -186,8 +185,6 @@ final class InputThread: @unchecked Sendable {
                 } catch {
                     reply(.failure(error))
                 }
-            case .snapshot(let reply):
-                reply(engine.snapshot, engine.knownDevices)
             case .reconfigure(let configuration):
                 engine.reconfigure(configuration)
             case .shutdown:

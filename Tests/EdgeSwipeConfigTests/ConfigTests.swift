@@ -56,10 +56,37 @@ struct ConfigTests {
         #expect(last.reference == .fraction(0.4))
     }
 
+    @Test("device overrides reach the input layer's setup: by name or udev property, later ones winning")
+    func deviceSetup() throws {
+        let settings = try ConfigParser.parse("""
+            version = 1
+            [touchpad]
+            assumed_width_mm = 90.0
+            [[devices.override]]
+            match = "Wacom ISDv4 E6 Finger"
+            rotation = 90
+            [[devices.override]]
+            match = "ID_BUS=usb"
+            calibration = [0.9, 0.0, 0.05, 0.0, 0.9, 0.05]
+            [[devices.override]]
+            match = "ID_BUS=usb"
+            rotation = 180
+            """, file: "user.toml")
+        let setup = settings.devices.setup(for: settings.engine)
+        let wacom = setup("Wacom ISDv4 E6 Finger", [:], .touchscreen)
+        #expect(wacom.rotation == .degrees90 && wacom.calibration == nil)
+        #expect(wacom.assumedSize == settings.engine.touchscreen.assumedSize)
+        let usb = setup("ELAN Touchscreen", ["ID_BUS": "usb"], .touchpad)
+        #expect(usb.rotation == .degrees180)
+        #expect(usb.calibration?.values == [0.9, 0.0, 0.05, 0.0, 0.9, 0.05])
+        #expect(usb.assumedSize == MillimeterSize(widthMM: 90, heightMM: 60))
+        #expect(setup("Other", ["ID_BUS": "i2c"], .touchscreen) == DeviceSetup(assumedSize: settings.engine.touchscreen.assumedSize))
+    }
+
     @Test("a user's larger zone and other overrides are read", arguments: [
         ("[touchscreen]\nedge_zone_fraction = 0.06", { @Sendable (s: EdgeSwipeSettings) in s.engine.touchscreen.recognizer.zoneFraction == 0.06 }),
         ("[daemon]\ntick_hz = 60", { @Sendable (s: EdgeSwipeSettings) in s.engine.tickInterval == Microseconds(16666) && s.daemon.tickHz == 60 }),
-        ("[transition]\nthreshold = 0.4", { @Sendable (s: EdgeSwipeSettings) in s.engine.touchpad.decision.threshold == 0.4 }),
+        ("[transition]\nthreshold = 0.4", { @Sendable (s: EdgeSwipeSettings) in s.engine.touchpad.decision.threshold == Percent(0.4) }),
         ("[transition]\ncompletion_curve = \"spring\"\nspring_response_ms = 250", { @Sendable (s: EdgeSwipeSettings) in s.engine.completionCurve == .spring(response: .milliseconds(250)) }),
         ("[access]\ncontrol_uids = [1000]", { @Sendable (s: EdgeSwipeSettings) in s.access.controlUIDs == [1000] }),
         ("[daemon]\nmax_clients = 8\nstall_timeout_s = 5", { @Sendable (s: EdgeSwipeSettings) in s.daemon.maxClients == 8 && s.daemon.stallTimeoutSeconds == 5 }),

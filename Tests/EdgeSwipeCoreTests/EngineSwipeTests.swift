@@ -36,7 +36,7 @@ struct EngineSwipeTests {
         #expect(phases.first == .began)
         #expect(phases.contains(swipe.expect == .completed ? .finishing : .cancelling))
         let last = events.transitions.last
-        #expect(last?.percent == (swipe.expect == .completed ? 1 : 0))
+        #expect(last?.percent == (swipe.expect == .completed ? .complete : .zero))
     }
 
     @Test("a flick finishes below the threshold; a flick back cancels above it", arguments: [
@@ -123,10 +123,10 @@ struct EngineSwipeTests {
         // The Cintiq is 345.6 mm wide; the reference is capped at 250 mm: 0.4 of the width is 138.2 mm = 55 %.
         let interactive = events.transitions.filter { $0.phase == .changed }
         let expected = (0.4) * 345.6 / 250
-        #expect(abs((interactive.last?.percent ?? 0) - expected) < 0.001)
+        #expect(abs((interactive.last?.percent.value ?? 0) - expected) < 0.001)
         #expect(events.terminalPhases == [.completed])
         let percents = events.transitions.map(\.percent)
-        #expect(percents.allSatisfy { (0...1).contains($0) })
+        #expect(percents.allSatisfy { (Percent.zero...Percent.complete).contains($0) })
     }
 
     @Test("there is no jump in percent or velocity at release")
@@ -141,8 +141,9 @@ struct EngineSwipeTests {
         #expect(release.percent == before.percent)
         #expect(spec.fromPercent == before.percent)
         #expect(spec.initialVelocity == release.velocity)
-        #expect(abs(spec.velocity(at: spec.start) - spec.initialVelocity) < 1e-6 * max(1, abs(spec.initialVelocity)))
-        #expect(release.velocity > 0.5, "the finger was moving inward quickly")
+        let v0 = spec.initialVelocity.value
+        #expect(abs(spec.velocity(at: spec.start).value - v0) < 1e-6 * max(1, abs(v0)))
+        #expect(release.velocity > PercentPerSecond(0.5), "the finger was moving inward quickly")
     }
 
     @Test("a second finger landing mid-gesture does not move the tracked point")

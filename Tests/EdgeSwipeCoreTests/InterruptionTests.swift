@@ -26,8 +26,8 @@ struct InterruptionTests {
         let caught = try #require(events.transitions.first { $0.phase == .changed && $0.time.microseconds >= caughtAt })
         #expect(caught.interactive)
         let released = try #require(events.transitions.first { $0.phase.isRunningOut })
-        #expect(caught.percent > 0 && caught.percent < 1)
-        #expect(abs(caught.percent - released.percent) < 0.2, "held near where the run-out was, not reset")
+        #expect(caught.percent > .zero && caught.percent < .complete)
+        #expect(abs(caught.percent.value - released.percent.value) < 0.2, "held near where the run-out was, not reset")
         #expect(events.gestures.filter { $0.state == .began }.count == 2)
     }
 

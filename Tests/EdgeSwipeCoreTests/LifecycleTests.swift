@@ -80,7 +80,7 @@ struct LifecycleTests {
         #expect(dismissPlan.toAlreadyOnStage)
         let animator = Animator.slide
         for p in stride(from: 0.0, through: 1.0, by: 0.25) {
-            let g = animator.geometry(for: dismissPlan, at: p)
+            let g = animator.geometry(for: dismissPlan, at: Percent(p))
             #expect(g.to.frame == .full, "the presenter does not move")
             #expect(g.dimmingAlpha == 0.5 * (1 - p))
         }
@@ -100,8 +100,8 @@ struct LifecycleTests {
     func animatorEndpoints(_ style: Animator.Style) throws {
         let plan = try Container(name: "c", content: .navigation(stack: ["a", "b"])).plan(.push(scene: "c")).get()
         let animator = Animator(style: style)
-        let start = animator.geometry(for: plan, at: 0)
-        let end = animator.geometry(for: plan, at: 1)
+        let start = animator.geometry(for: plan, at: .zero)
+        let end = animator.geometry(for: plan, at: .complete)
         #expect(end.to.frame == .full)
         #expect(end.to.alpha == 1)
         #expect(start.from.frame == .full)

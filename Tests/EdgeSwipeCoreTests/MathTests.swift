@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import EdgeSwipeCore
 
@@ -9,10 +10,11 @@ struct MathTests {
     func runOutDuration(_ from: Double, _ to: Double, _ speed: Double, _ expectedUS: Int64) {
         for curve in [CompletionCurve.linear, .easeIn, .easeOut, .easeInOut] {
             let spec = AnimationSpec.runOut(
-                curve: curve, from: from, to: to, velocity: 0, fullDuration: .milliseconds(350), speed: speed, at: .zero)
+                curve: curve, from: Percent(from), to: Percent(to), velocity: .zero, fullDuration: .milliseconds(350),
+                speed: speed, at: .zero)
             #expect(abs(spec.duration.value - expectedUS) <= 1)
-            #expect(spec.percent(at: .zero) == from)
-            #expect(spec.percent(at: spec.end) == to)
+            #expect(spec.percent(at: .zero) == Percent(from))
+            #expect(spec.percent(at: spec.end) == Percent(to))
         }
     }
 
@@ -22,15 +24,16 @@ struct MathTests {
     ])
     func velocityMatching(_ curve: CompletionCurve, _ from: Double, _ to: Double, _ velocity: Double) {
         let spec = AnimationSpec.runOut(
-            curve: curve, from: from, to: to, velocity: velocity, fullDuration: .milliseconds(350), speed: 1, at: .zero)
-        #expect(abs(spec.velocity(at: .zero) - velocity) < 1e-6 * max(1, abs(velocity)))
+            curve: curve, from: Percent(from), to: Percent(to), velocity: PercentPerSecond(velocity),
+            fullDuration: .milliseconds(350), speed: 1, at: .zero)
+        #expect(abs(spec.velocity(at: .zero).value - velocity) < 1e-6 * max(1, abs(velocity)))
         // Percent stays in 0...1 and ends exactly at the target.
         var t = MonotonicInstant.zero
         while t < spec.end {
-            #expect((0...1).contains(spec.percent(at: t)))
+            #expect((Percent.zero...Percent.complete).contains(spec.percent(at: t)))
             t = t.advanced(by: Microseconds(1000))
         }
-        #expect(spec.percent(at: spec.end) == to)
+        #expect(spec.percent(at: spec.end) == Percent(to))
     }
 
     @Test("a critically damped spring starts at the release velocity and settles on its target", arguments: [
@@ -38,12 +41,12 @@ struct MathTests {
     ])
     func spring(_ from: Double, _ to: Double, _ velocity: Double) {
         let spec = AnimationSpec.runOut(
-            curve: .spring(response: .milliseconds(300)), from: from, to: to, velocity: velocity,
-            fullDuration: .milliseconds(350), speed: 1, at: .zero)
-        #expect(abs(spec.velocity(at: .zero) - velocity) < 1e-9)
-        #expect(spec.percent(at: .zero) == from)
-        #expect(abs(spec.percent(at: spec.end.advanced(by: Microseconds(-1))) - to) < 0.01)
-        #expect(spec.percent(at: spec.end) == to)
+            curve: .spring(response: .milliseconds(300)), from: Percent(from), to: Percent(to),
+            velocity: PercentPerSecond(velocity), fullDuration: .milliseconds(350), speed: 1, at: .zero)
+        #expect(abs(spec.velocity(at: .zero).value - velocity) < 1e-9)
+        #expect(spec.percent(at: .zero) == Percent(from))
+        #expect(abs(spec.percent(at: spec.end.advanced(by: Microseconds(-1))).value - to) < 0.01)
+        #expect(spec.percent(at: spec.end) == Percent(to))
         #expect(spec.duration.value > 0 && spec.duration < .seconds(3))
     }
 
@@ -112,10 +115,24 @@ struct MathTests {
         #expect(p == NormalizedPoint(x: 1, y: 0))
     }
 
+    @Test("percents clamp to 0...1, NaN to 0, and encode as bare numbers")
+    func percentUnits() throws {
+        #expect(Percent(1.7).clamped == .complete)
+        #expect(Percent(-0.2).clamped == .zero)
+        #expect(Percent(.nan).clamped == .zero)
+        #expect(Percent(0.25) + Percent(0.5) == Percent(0.75))
+        #expect(PercentPerSecond(-2).magnitude == PercentPerSecond(2))
+        #expect(PercentPerSecond(2).distance(in: 0.25) == Percent(0.5))
+        let encoded = try JSONEncoder().encode([Percent(0.5)])
+        #expect(String(decoding: encoded, as: UTF8.self) == "[0.5]")
+        #expect(try JSONDecoder().decode([PercentPerSecond].self, from: Data("[1.5]".utf8)) == [PercentPerSecond(1.5)])
+    }
+
     @Test("the release decision projects velocity like iOS", arguments: [
         (0.2, 0.0, false), (0.55, 0.0, true), (0.2, 0.7, true), (0.7, -0.5, false), (0.45, 0.2, false), (0.45, 0.31, true),
     ])
     func decision(_ percent: Double, _ velocity: Double, _ finish: Bool) {
-        #expect(ReleaseDecision.touchscreen.shouldFinish(percent: percent, velocity: velocity) == finish)
+        let release = Progress(percent: Percent(percent), velocity: PercentPerSecond(velocity))
+        #expect(ReleaseDecision.touchscreen.shouldFinish(release) == finish)
     }
 }

@@ -93,14 +93,14 @@ struct PropertyTests {
             for c in codes { session.apply(c) }
             session.finish()
             let transitions = session.events.transitions
-            #expect(transitions.allSatisfy { (0...1).contains($0.percent) })
+            #expect(transitions.allSatisfy { (Percent.zero...Percent.complete).contains($0.percent) })
             for id in Set(transitions.map(\.id)) {
                 let mine = transitions.filter { $0.id == id }
                 let terminals = mine.filter(\.phase.isTerminal)
                 #expect(terminals.count == 1, "transition \(id.rawValue) has \(terminals.count) terminal events")
                 #expect(mine.last?.phase.isTerminal == true, "nothing follows the terminal event")
                 if let last = mine.last {
-                    #expect(last.percent == (last.phase == .completed ? 1 : 0))
+                    #expect(last.percent == (last.phase == .completed ? Percent.complete : .zero))
                 }
                 #expect(mine.first?.phase == .began)
             }
@@ -125,15 +125,7 @@ struct PropertyTests {
             session.finish()
             var last = MonotonicInstant.zero
             for event in session.events {
-                let time: MonotonicInstant? = switch event {
-                case .transition(let t): t.time
-                case .gesture(let g): g.time
-                case .lifecycle(let l): l.time
-                case .device(let d): d.time
-                case .state(let s): s.time
-                case .trace: nil
-                }
-                if let time {
+                if let time = event.time {
                     #expect(time >= last)
                     last = max(last, time)
                 }

@@ -41,15 +41,25 @@ func events(_ frames: [[Ev]], intervalMS: UInt64 = 10) -> [EvdevEvent] {
     return result
 }
 
-/// A readable line per decoder output: `down 0 @100,200`, `motion 1 @5,6`, `up 0 @5,6`, `lost`.
-func describe(_ output: EvdevFrameDecoder.Output) -> [String] {
+/// A readable line per decoder output: `down 0 @100,200`, `motion 1 @5,6`, `up 0 @5,6`, `lost`. Positions are
+/// given back in the device's units (the test devices are mounted upright and uncalibrated, so a position is the
+/// raw value's fraction of its axis; values past the axis show clamped).
+func describe(_ output: EvdevFrameDecoder.Output, on device: TouchDevice) -> [String] {
     switch output {
     case .eventsLost: return ["lost"]
     case .frame(let frame):
         return frame.touches.map { t in
-            let raw = t.raw.map { "\($0.x),\($0.y)" } ?? "?"
-            return "\(t.phase.rawValue) \(t.id) @\(raw)"
+            let raw = device.raw(t.position)
+            return "\(t.phase.rawValue) \(t.id) @\(raw.x),\(raw.y)"
         }
+    }
+}
+
+extension TouchDevice {
+    /// The device units of a position on an upright, uncalibrated device.
+    func raw(_ p: NormalizedPoint) -> RawPoint {
+        RawPoint(
+            x: Int32((Double(x.minimum) + p.x * x.span).rounded()), y: Int32((Double(y.minimum) + p.y * y.span).rounded()))
     }
 }
 
@@ -57,7 +67,7 @@ func describe(_ output: EvdevFrameDecoder.Output) -> [String] {
 func decode(_ events: [EvdevEvent], with decoder: inout EvdevFrameDecoder) -> [String] {
     var lines: [String] = []
     for e in events {
-        if let output = decoder.feed(e) { lines += describe(output) }
+        if let output = decoder.feed(e) { lines += describe(output, on: decoder.device) }
     }
     return lines
 }

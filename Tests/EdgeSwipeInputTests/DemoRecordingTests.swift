@@ -51,8 +51,8 @@ import Testing
             return nil
         }.first
         let released = try #require(release)
-        #expect(released.percent < 0.5)
-        #expect(released.percent > 0.25)
+        #expect(released.percent < Percent(0.5))
+        #expect(released.percent > Percent(0.25))
     }
 
     @Test func swipesAreAboutASecondApartAt120Hz() {

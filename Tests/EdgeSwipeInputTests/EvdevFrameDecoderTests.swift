@@ -63,9 +63,9 @@ private let touch = EvdevKey.btnTouch
             frames: [[.slot(5), .id(1), .x(1), .y(1)], [.slot(0), .id(2), .x(10), .y(10)]],
             expected: ["down 0 @10,10"]),
         DecoderCase(
-            name: "values beyond the range pass through raw", touchProtocol: .multitouchB(slots: 10),
+            name: "values beyond the range are clamped to the axis", touchProtocol: .multitouchB(slots: 10),
             frames: [[.id(1), .x(-50), .y(1200)]],
-            expected: ["down 0 @-50,1200"]),
+            expected: ["down 0 @0,1000"]),
         DecoderCase(
             name: "single-touch emulation and keys are ignored on MT devices", touchProtocol: .multitouchB(slots: 10),
             frames: [[.id(1), .x(100), .y(100), .absX(999), .key(touch, 1)], [.absX(5), .key(touch, 0)]],
@@ -240,7 +240,7 @@ private let touch = EvdevKey.btnTouch
             .abs(EvdevAbs.mtPositionX, 500, at: t), .abs(EvdevAbs.mtPositionY, 500, at: t),
             .report(at: t),
         ]
-        for e in sync { if let o = decoder.feedResync(e) { lines += describe(o) } }
+        for e in sync { if let o = decoder.feedResync(e) { lines += describe(o, on: decoder.device) } }
         #expect(decoder.touchesDown == 0)
         let after = events([[.slot(0), .x(310)], [.slot(1), .id(-1)], [.slot(2), .id(4), .x(700), .y(700)]])
             .map { EvdevEvent(time: $0.time + Microseconds(100_000), type: $0.type, code: $0.code, value: $0.value) }
@@ -255,6 +255,6 @@ private let touch = EvdevKey.btnTouch
         for e in events([[.id(1), .x(1), .y(1)], [.x(2)], [.x(3)]]) {
             if case .frame(let f)? = decoder.feed(e) { frames.append(f) }
         }
-        #expect(frames.map { $0.touches.map { $0.raw?.x ?? -1 } } == [[1], [2], [3]])
+        #expect(frames.map { $0.touches.map { decoder.device.raw($0.position).x } } == [[1], [2], [3]])
     }
 }

@@ -80,6 +80,14 @@ private let padProps = ["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1"]
         #expect(rule.description == text)
     }
 
+    @Test("the configuration's allow and deny lists are read as rules, and the first bad one is named")
+    func listsParse() throws {
+        let filter = try DeviceFilter(parsingAllow: ["name:ELAN*", "property:ID_BUS=usb"], deny: ["path:/dev/input/event9"])
+        #expect(filter == DeviceFilter(allow: [.name("ELAN*"), .property("ID_BUS", value: "usb")], deny: [.path("/dev/input/event9")]))
+        #expect(try DeviceFilter(parsingAllow: [], deny: []) == DeviceFilter())
+        #expect(throws: DeviceFilterError.badRule("Wacom")) { _ = try DeviceFilter(parsingAllow: ["name:x"], deny: ["Wacom", "size:3"]) }
+    }
+
     @Test(arguments: ["Wacom", "size:3", "name:", "property:=1"])
     func badRulesSayWhatIsExpected(_ text: String) {
         #expect(throws: DeviceFilterError.badRule(text)) { _ = try DeviceFilter.Rule(parsing: text) }
@@ -90,16 +98,16 @@ private let padProps = ["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1"]
 @Suite struct TouchFrameAssemblerTests {
     @Test func touchesBecomeOneFramePerLibinputFrame() {
         var assembler = TouchFrameAssembler(device: DeviceID(4))
-        assembler.touch(.down, slot: 0, position: NormalizedPoint(x: 0.1, y: 0.2), mm: MillimeterVector(x: 10, y: 20))
-        assembler.touch(.down, slot: 1, position: NormalizedPoint(x: 0.5, y: 0.5), mm: nil)
+        assembler.touch(.down, slot: 0, position: NormalizedPoint(x: 0.1, y: 0.2))
+        assembler.touch(.down, slot: 1, position: NormalizedPoint(x: 0.5, y: 0.5))
         let first = assembler.endFrame(at: MonotonicInstant(microseconds: 1000))
         #expect(first?.device == DeviceID(4))
         #expect(first?.time == MonotonicInstant(microseconds: 1000))
         #expect(first?.touches.map(\.phase) == [.down, .down])
-        #expect(first?.touches.first?.positionMM == MillimeterVector(x: 10, y: 20))
+        #expect(first?.touches.first?.position == NormalizedPoint(x: 0.1, y: 0.2))
 
-        assembler.touch(.motion, slot: 0, position: NormalizedPoint(x: 0.2, y: 0.2), mm: nil)
-        assembler.touch(.up, slot: 1, position: nil, mm: nil)
+        assembler.touch(.motion, slot: 0, position: NormalizedPoint(x: 0.2, y: 0.2))
+        assembler.touch(.up, slot: 1, position: nil)
         let second = assembler.endFrame(at: MonotonicInstant(microseconds: 2000))
         #expect(second?.touches.map(\.phase) == [.motion, .up])
         // An up is placed where its touch last was: libinput gives it no coordinates.
@@ -110,25 +118,25 @@ private let padProps = ["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1"]
 
     @Test func touchesNeverSeenDownAreIgnored() {
         var assembler = TouchFrameAssembler(device: DeviceID(1))
-        assembler.touch(.motion, slot: 3, position: NormalizedPoint(x: 0.5, y: 0.5), mm: nil)
-        assembler.touch(.up, slot: 3, position: nil, mm: nil)
-        assembler.touch(.cancel, slot: 4, position: nil, mm: nil)
+        assembler.touch(.motion, slot: 3, position: NormalizedPoint(x: 0.5, y: 0.5))
+        assembler.touch(.up, slot: 3, position: nil)
+        assembler.touch(.cancel, slot: 4, position: nil)
         #expect(assembler.endFrame(at: .zero) == nil)
     }
 
     @Test func cancelIsPassedOnAndPositionsAreClamped() {
         var assembler = TouchFrameAssembler(device: DeviceID(1))
         // Out-of-range coordinates pass through libinput unclamped (FIELD-NOTES: -0.29 mm).
-        assembler.touch(.down, slot: 0, position: NormalizedPoint(x: -0.002, y: 1.01), mm: nil)
+        assembler.touch(.down, slot: 0, position: NormalizedPoint(x: -0.002, y: 1.01))
         _ = assembler.endFrame(at: .zero)
-        assembler.touch(.cancel, slot: 0, position: nil, mm: nil)
+        assembler.touch(.cancel, slot: 0, position: nil)
         let frame = assembler.endFrame(at: MonotonicInstant(microseconds: 5))
         #expect(frame?.touches.map(\.phase) == [.cancel])
         #expect(frame?.touches.first?.position == NormalizedPoint(x: 0, y: 1))
     }
 }
 
-@Suite struct LiveMappingTests {
+@Suite struct LibinputCalibrationTests {
     @Test(arguments: [
         (Rotation.degrees0, [Float(1), 0, 0, 0, 1, 0]),
         (.degrees90, [0, -1, 1, 1, 0, 0]),
@@ -136,43 +144,26 @@ private let padProps = ["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1"]
         (.degrees270, [0, 1, 0, -1, 0, 1]),
     ])
     func rotationsBecomeLibinputMatrices(_ rotation: Rotation, _ matrix: [Float]) {
-        #expect(LiveMapping.libinputMatrix(rotation: rotation, calibration: nil) == matrix)
+        #expect(LibinputCalibration.matrix(rotation: rotation, calibration: nil) == matrix)
     }
 
     @Test func calibrationComesBeforeRotation() {
         // Shift right by 0.1, then turn half-way: a touch at x = 0.2 lands at 1 - 0.3.
-        let m = LiveMapping.libinputMatrix(rotation: .degrees180, calibration: CalibrationMatrix(1, 0, 0.1, 0, 1, 0))
+        let m = LibinputCalibration.matrix(rotation: .degrees180, calibration: CalibrationMatrix(1, 0, 0.1, 0, 1, 0))
         let x = m[0] * 0.2 + m[1] * 0.5 + m[2]
         #expect(abs(x - 0.7) < 1e-6)
     }
+}
 
-    @Test(arguments: [
-        (Rotation.degrees0, MillimeterVector(x: 10, y: 20)),
-        (.degrees90, MillimeterVector(x: 60, y: 10)),
-        (.degrees180, MillimeterVector(x: 90, y: 60)),
-        (.degrees270, MillimeterVector(x: 20, y: 90)),
-    ])
-    func millimetresFollowTheRotation(_ rotation: Rotation, _ expected: MillimeterVector) {
-        let mm = LiveMapping.userMillimeters(x: 10, y: 20, deviceSize: MillimeterSize(widthMM: 100, heightMM: 80), rotation: rotation)
-        #expect(mm == expected)
-        // The same point through the normalized rotation of the core agrees.
-        let n = rotation.apply(NormalizedPoint(x: 0.1, y: 0.25))
-        let size = rotation.swapsAxes ? MillimeterSize(widthMM: 80, heightMM: 100) : MillimeterSize(widthMM: 100, heightMM: 80)
-        #expect(abs(n.x * size.width.value - mm.x) < 1e-9 && abs(n.y * size.height.value - mm.y) < 1e-9)
-    }
-
+@Suite struct LibinputLogTests {
     @Test(arguments: [(UInt32(10), Logger.Level.debug), (20, .info), (30, .error)])
     func libinputPrioritiesBecomeLevels(_ priority: UInt32, _ level: Logger.Level) {
-        #expect(LiveMapping.logLevel(libinputPriority: priority) == level)
-        #expect(LiveMapping.libinputPriority(for: level) == priority)
+        #expect(LibinputLog.level(forPriority: priority) == level)
+        #expect(LibinputLog.priority(for: level) == priority)
     }
 
     @Test func logLinesLoseTheirNewline() {
-        #expect(LiveMapping.logLine("event5  - ELAN: is tagged by udev as: Touchscreen\n") == "event5  - ELAN: is tagged by udev as: Touchscreen")
-    }
-
-    @Test func udevPropertyListsBecomeDictionaries() {
-        #expect(LiveMapping.udevProperties(["ID_INPUT=1", "NAME=\"a=b\"", "FLAG", "=x"]) == ["ID_INPUT": "1", "NAME": "\"a=b\"", "FLAG": ""])
+        #expect(LibinputLog.line("event5  - ELAN: is tagged by udev as: Touchscreen\n") == "event5  - ELAN: is tagged by udev as: Touchscreen")
     }
 }
 

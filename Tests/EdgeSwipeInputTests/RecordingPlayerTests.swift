@@ -112,8 +112,8 @@ private func leftSwipe(steps: Int, lift: Bool = true) -> [[Ev]] {
 
     @Test func theHostsSetupReachesTheDevices() {
         let recording = elanRecording(leftSwipe(steps: 2), originUS: 0, path: "rotated")
-        let options = RecordingPlayer.Options(setup: { description, kind in
-            DeviceSetup(rotation: kind == .touchscreen && description.name.hasPrefix("ELAN") ? .degrees180 : .degrees0)
+        let options = RecordingPlayer.Options(setup: { name, _, kind in
+            DeviceSetup(rotation: kind == .touchscreen && name.hasPrefix("ELAN") ? .degrees180 : .degrees0)
         })
         let player = RecordingPlayer(recordings: [recording], options: options)
         #expect(player.devices.map(\.device.rotation) == [.degrees180])

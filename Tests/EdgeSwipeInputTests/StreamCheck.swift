@@ -40,7 +40,7 @@ struct StreamCheck {
                 }
             case .transition(let t):
                 check(t.time, "transition \(t.id.rawValue) \(t.phase)")
-                if !(0...1).contains(t.percent) { problems.append("transition \(t.id.rawValue) percent \(t.percent) outside 0...1") }
+                if !(Percent.zero...Percent.complete).contains(t.percent) { problems.append("transition \(t.id.rawValue) percent \(t.percent) outside 0...1") }
                 if t.phase == .began {
                     if began.contains(t.id) { problems.append("transition \(t.id.rawValue) began twice") }
                     began.append(t.id)

@@ -81,17 +81,3 @@ extension [EngineEvent] {
     /// The events a client receives (trace events are not sent).
     var sent: [EngineEvent] { filter { if case .trace = $0 { false } else { true } } }
 }
-
-extension EngineEvent {
-    /// When it happened; trace events have no time of their own.
-    var time: MonotonicInstant {
-        switch self {
-        case .device(let e): e.time
-        case .gesture(let e): e.time
-        case .transition(let e): e.time
-        case .lifecycle(let e): e.time
-        case .state(let s): s.time
-        case .trace: .zero
-        }
-    }
-}
