@@ -214,9 +214,22 @@ struct SoakTests {
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
+    /// A daemon of the memory scenarios, warmed up, with what it is measured against.
+    struct LoopingDaemon {
+        var daemon: DaemonProcess
+        var reader: DispatchGroup
+        var streams: LockedSlots<Stream?>
+        var pid: Int32 { daemon.process.processIdentifier }
+        /// Descriptors with only the well-behaved reader connected, and RSS once settled, before the scenario.
+        var idleFDs: Int
+        var baselineRSS: Int
+    }
+
     /// A daemon replaying the demo in a loop at 240 Hz to one well-behaved reader, which reads everything on its
-    /// own thread until the goodbye; returns once that reader has its hello and the replay has warmed up.
-    static func startLoopingDaemon(in dir: URL, extraConfig: String = "") throws -> (DaemonProcess, DispatchGroup, LockedSlots<Stream?>) {
+    /// own thread until the goodbye; returns once that reader has its hello, the replay has warmed up and the
+    /// baseline is measured. Lets this process open as many sockets as the scenario needs.
+    static func startLoopingDaemon(in dir: URL, extraConfig: String = "") throws -> LoopingDaemon {
+        raiseDescriptorLimit()
         let config = dir.appendingPathComponent("soak.toml")
         try ("[daemon]\nmax_clients = 4096\n" + extraConfig).write(to: config, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(
@@ -238,18 +251,17 @@ struct SoakTests {
         #expect(Hardening.wait(timeoutSeconds: 30) { greeted.withLock { $0 } == 1 })
         // Warm-up: the baseline is a daemon that has streamed a few swipes.
         #expect(Hardening.wait(timeoutSeconds: 60) { ended.withLock { $0 } >= 2 }, "swipes run")
-        return (daemon, reader, streams)
+        let pid = daemon.process.processIdentifier
+        let idleFDs = try #require(Hardening.resources(of: pid)).fds
+        return LoopingDaemon(daemon: daemon, reader: reader, streams: streams, idleFDs: idleFDs, baselineRSS: settledRSS(of: pid, seconds: 3))
     }
 
     @Test("stalled readers: each costs at most 1 MB at the worst moment, and the memory comes back once they are gone")
     func stalledReadersMemory() throws {
-        Self.raiseDescriptorLimit()
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (daemon, reader, streams) = try Self.startLoopingDaemon(in: dir)
-        let pid = daemon.process.processIdentifier
-        let idleFDs = try #require(Hardening.resources(of: pid)).fds
-        let baseline = Self.settledRSS(of: pid, seconds: 3)
+        let looping = try Self.startLoopingDaemon(in: dir)
+        let (daemon, pid, idleFDs, baseline) = (looping.daemon, looping.pid, looping.idleFDs, looping.baselineRSS)
 
         var stalled: [LineClient] = []
         for _ in 0..<Self.stalledReaders {
@@ -278,7 +290,7 @@ struct SoakTests {
             RSS \(baseline) kB before, peak \(peak) kB (\(String(format: "%.0f", perReader)) kB per reader), \(after) kB after they are gone \
             (\(after - baseline) kB over the baseline); \(daemon.log.components(separatedBy: "client too slow").count - 1) cut off
             """
-        Self.stop(daemon, reader, streams, report: report)
+        Self.stop(looping, report: report)
         if Self.environment["EDGESWIPE_SANITIZER"] == nil {
             #expect(perReader <= 1024, "\(report)")
             #expect(after - baseline <= 10 * 1024, "\(report)")
@@ -287,13 +299,10 @@ struct SoakTests {
 
     @Test("connection churn: after rounds of a burst of clients that connect and close, RSS is back near the baseline")
     func connectionChurnMemory() throws {
-        Self.raiseDescriptorLimit()
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (daemon, reader, streams) = try Self.startLoopingDaemon(in: dir)
-        let pid = daemon.process.processIdentifier
-        let idleFDs = try #require(Hardening.resources(of: pid)).fds
-        let baseline = Self.settledRSS(of: pid, seconds: 3)
+        let looping = try Self.startLoopingDaemon(in: dir)
+        let (daemon, pid, idleFDs, baseline) = (looping.daemon, looping.pid, looping.idleFDs, looping.baselineRSS)
         var peak = 0
         var afterRounds: [Int] = []
         for _ in 0..<Self.churnRounds {
@@ -312,7 +321,7 @@ struct SoakTests {
             RSS \(baseline) kB before, peak \(peak) kB, after each round \(afterRounds.map(String.init).joined(separator: " ")) kB, \
             \(after) kB once settled (\(after - baseline) kB over the baseline)
             """
-        Self.stop(daemon, reader, streams, report: report)
+        Self.stop(looping, report: report)
         if Self.environment["EDGESWIPE_SANITIZER"] == nil {
             #expect(after - baseline <= 10 * 1024, "\(report)")
         }
@@ -320,7 +329,8 @@ struct SoakTests {
 
     /// Stops a daemon of ``startLoopingDaemon(in:extraConfig:)``: it was still running, exits 0, and its
     /// well-behaved reader got a complete stream to the goodbye. Prints the report and appends it to the soak's.
-    static func stop(_ daemon: DaemonProcess, _ reader: DispatchGroup, _ streams: LockedSlots<Stream?>, report: String) {
+    static func stop(_ looping: LoopingDaemon, report: String) {
+        let (daemon, reader, streams) = (looping.daemon, looping.reader, looping.streams)
         let running = daemon.process.isRunning
         daemon.signal(SIGTERM)
         #expect(reader.wait(timeout: .now() + 60) == .success)
