@@ -1,17 +1,236 @@
 import EdgeSwipeCore
-import Foundation
+import EdgeSwipeSystem
+import FoundationEssentials
 import Glibc
 import Logging
 import Synchronization
+import SystemPackage
 
 // The containers' state survives a restart, a crash and SIGKILL.
 //
 // After every completed transition the input thread publishes a `.state` event; before it goes to clients the
-// containers are written to `<state dir>/state.json` atomically (write a temporary file, fsync it, rename it over
-// the old one, fsync the directory), so what a client was told is what a restart restores. At start-up the file
-// is read back and replaces the configured initial state of every container whose name and kind still match the
-// configuration. A file that cannot be read is moved aside (`state.json.corrupt-<time>`) and the daemon starts
-// from the configured state: losing a tab selection must never stop the daemon.
+// containers are written to `<state dir>/state.json` atomically (AtomicFileWriter: a temporary file, fsync, rename
+// over the old one, fsync of the directory), so what a client was told is what a restart restores. At start-up the
+// file is read back and replaces the configured initial state of every container whose name and kind still match
+// the configuration (StateFormat.swift). A file that cannot be read is moved aside (`state.json.corrupt-<time>`) and
+// the daemon starts from the configured state: losing a tab selection must never stop the daemon. The directory and
+// the file are checked before they are trusted (ModeChecks.swift).
+
+/// The state directory: `--state-dir`, else systemd's `$STATE_DIRECTORY` (`StateDirectory=`), else
+/// `$XDG_STATE_HOME/edgeswipe` for a user instance. `nil`: nothing is persisted (tests, unless they ask).
+enum StateDirectoryLocation {
+    static func resolve(flag: String?, environment: [String: String], uid: uid_t) -> String? {
+        if let flag, !flag.isEmpty { return flag }
+        // systemd joins several StateDirectory= entries with ':'; ours is the first.
+        if let systemd = environment["STATE_DIRECTORY"], let first = systemd.split(separator: ":").first, !first.isEmpty {
+            return String(first)
+        }
+        // Deliberately no ~/.local/state fallback: a daemon started by hand or by a test without XDG_STATE_HOME
+        // must not pick up (or overwrite) another instance's state.
+        if uid != 0, let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
+            return xdg + "/edgeswipe"
+        }
+        return nil
+    }
+}
+
+/// Reads and writes `state.json` in the state directory. Thread-safe; writes are serialized.
+final class StateStore: Sendable {
+    static let fileName = "state.json"
+
+    let directory: String
+    private let directoryFD: FileDescriptor
+    private let writer: AtomicFileWriter
+    private let logger: Logger
+    private struct Written {
+        var containers: [Container]?
+        var lastError: String?
+    }
+    private let written = Mutex(Written())
+
+    var path: String { directory + "/" + Self.fileName }
+
+    /// Opens (creating it 0700 if missing), checks and locks the state directory. `nil`, with an error logged,
+    /// when it cannot be used safely: the daemon then runs without persistence rather than not at all.
+    static func open(directory: String, logger: Logger) -> StateStore? {
+        do {
+            _ = try Stat(FilePath(directory), followTargetSymlink: false)
+        } catch .noSuchFileOrDirectory {
+            do {
+                try FilePath(directory).createDirectories(permissions: [.ownerReadWriteExecute])
+            } catch {
+                logger.error("state directory \(directory): cannot create it (\(error)); container state will not be saved")
+                return nil
+            }
+        } catch {
+            logger.error("state directory \(directory): \(error); container state will not be saved")
+            return nil
+        }
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(FilePath(directory), .readOnly, options: [.directory, .closeOnExec, .noFollow])
+        } catch {
+            logger.error("state directory \(directory): cannot open it (\(error)); container state will not be saved")
+            return nil
+        }
+        if let problem = ModeChecks.unsafeDirectory(fd: fd) {
+            logger.error("state directory \(directory): \(problem); refusing to keep state there, container state will not be saved")
+            try? fd.close()
+            return nil
+        }
+        // One daemon per state directory: a second one (another socket, same directory) would overwrite it.
+        do { try fd.lockExclusively() } catch {
+            logger.error("state directory \(directory) is in use by another edgeswiped (flock: \(error)); container state will not be saved")
+            try? fd.close()
+            return nil
+        }
+        return StateStore(directory: directory, fd: fd, logger: logger)
+    }
+
+    private init(directory: String, fd: FileDescriptor, logger: Logger) {
+        self.directory = directory
+        self.directoryFD = fd
+        self.writer = AtomicFileWriter(directory: fd, path: directory)
+        self.logger = logger
+        // Temporaries left by a daemon killed mid-write (the lock says no live daemon uses this directory).
+        writer.removeStaleTemporaries(of: Self.fileName)
+    }
+
+    deinit { try? directoryFD.close() }
+
+    // MARK: Restoring
+
+    /// The configuration with the saved state of matching containers in place of their configured state.
+    func restore(into configuration: EngineConfiguration) -> EngineConfiguration {
+        guard let saved = load() else { return configuration }
+        let (restored, notes) = saved.restore(into: configuration)
+        var names: [String] = []
+        for note in notes {
+            switch note {
+            case .restored(let name, let visible):
+                names.append("\(name)=\(visible)")
+            case .kindChanged(let name, let configured, let saved):
+                logger.notice("state: container '\(name)' is now a \(configured) container (saved as \(saved)); starting it afresh")
+            case .overLimit(let name, let measure):
+                logger.notice("state: not restoring container '\(name)': the state would measure \(measure) bytes, over the \(StateLimits.maxStateBytes) the daemon keeps")
+            case .skipped(let name, let reason):
+                logger.notice("state: not restoring container '\(name)': \(reason)")
+            case .dropped(let name):
+                logger.notice("state: container '\(name)' is no longer configured; its saved state is dropped")
+            }
+        }
+        logger.info("state restored from \(path)", metadata: ["containers": "\(names.joined(separator: ", "))"])
+        written.withLock { $0.containers = restored.containers }
+        return restored
+    }
+
+    /// The saved state, or nil (no file, or a file that was moved aside).
+    func load() -> SavedState? {
+        let st: Stat
+        do {
+            st = try directoryFD.statEntry(Self.fileName)
+        } catch .noSuchFileOrDirectory {
+            logger.info("state: no saved state in \(directory); starting from the configuration")
+            return nil
+        } catch {
+            logger.error("state: cannot stat \(path): \(error); starting from the configuration")
+            return nil
+        }
+        if let problem = ModeChecks.unsafeStateFile(st) {
+            moveAside(suffix: "unsafe", because: problem)
+            return nil
+        }
+        if let warning = ModeChecks.stateFileWarning(st) { logger.warning("state: \(path): \(warning)") }
+        guard Int(st.size) <= SavedState.maxFileBytes else {
+            moveAside(suffix: "corrupt", because: "it is \(st.size) bytes, more than a state file can be")
+            return nil
+        }
+        let bytes: [UInt8]
+        do {
+            let file = try FileDescriptor.open(Self.fileName, in: directoryFD, .readOnly, options: [.closeOnExec, .noFollow])
+            defer { try? file.close() }
+            bytes = (try? file.readToEnd(chunkSize: 16384) { $0.count > SavedState.maxFileBytes }) ?? []
+        } catch {
+            logger.error("state: cannot open \(path): \(error); starting from the configuration")
+            return nil
+        }
+        do {
+            return try SavedState.decode(bytes)
+        } catch {
+            moveAside(suffix: "corrupt", because: error.description)
+            return nil
+        }
+    }
+
+    /// Renames the state file to `state.json.<suffix>-<UTC time>` and says so; never fatal.
+    private func moveAside(suffix: String, because reason: String) {
+        let stamp = Self.utcStamp(seconds: time(nil))
+        var name = "\(Self.fileName).\(suffix)-\(stamp)"
+        var n = 1
+        while directoryFD.hasEntry(name) {
+            n += 1
+            name = "\(Self.fileName).\(suffix)-\(stamp)-\(n)"
+        }
+        do {
+            try directoryFD.renameEntry(Self.fileName, to: name)
+            try? directoryFD.sync()
+            logger.error("state: \(path) was moved aside to \(directory)/\(name) because \(reason); starting from the configured state")
+        } catch {
+            logger.error("state: \(path) is ignored because \(reason), and it could not be moved aside (\(error)); starting from the configured state")
+        }
+    }
+
+    /// `20240131T235959Z`.
+    private static func utcStamp(seconds: time_t) -> String {
+        var now = seconds
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
+    }
+
+    // MARK: Saving
+
+    /// Saves the state of the last `.state` event among `events`, if the containers changed since the last save.
+    /// Called on the input thread before the events are published.
+    func record(_ events: [EngineEvent]) {
+        guard let snapshot = events.last(where: { if case .state = $0 { true } else { false } }),
+            case .state(let state) = snapshot
+        else { return }
+        save(state.containers)
+    }
+
+    func save(_ containers: [Container]) {
+        written.withLock { w in
+            guard w.containers != containers else { return }
+            let started = MonotonicClock.now()
+            do {
+                let bytes: [UInt8]
+                do { bytes = try SavedState.encode(containers, savedAt: Int(time(nil))) } catch {
+                    // StateLimits keeps the state well below the limit; a file this large would be moved aside at
+                    // the next start.
+                    logger.critical("bug: \(error); not saving it")
+                    throw error
+                }
+                try writer.write(bytes, to: Self.fileName)
+                w.containers = containers
+                if w.lastError != nil { logger.notice("state: saving works again", metadata: ["file": "\(path)"]) }
+                w.lastError = nil
+            } catch {
+                // Log a failure once, not after every transition, until it changes or saving works again.
+                let description = "\(error)"
+                if w.lastError != description {
+                    logger.error("state: cannot save \(path): \(description); the container state will be lost on restart")
+                    w.lastError = description
+                }
+            }
+            let elapsed = MonotonicClock.now() - started
+            if elapsed.value > 50_000 {
+                logger.warning("state: saving took \(elapsed.value / 1000) ms", metadata: ["file": "\(path)"])
+            }
+        }
+    }
+}
 
 /// When the state a reply reports is durable.
 ///
@@ -53,28 +272,16 @@ final class PersistenceBarrier: Sendable {
     }
 }
 
-/// The state directory: `--state-dir`, else systemd's `$STATE_DIRECTORY` (`StateDirectory=`), else
-/// `$XDG_STATE_HOME/edgeswipe` for a user instance. `nil`: nothing is persisted (tests, unless they ask).
-enum StateDirectoryLocation {
-    static func resolve(flag: String?, environment: [String: String], uid: uid_t) -> String? {
-        if let flag, !flag.isEmpty { return flag }
-        // systemd joins several StateDirectory= entries with ':'; ours is the first.
-        if let systemd = environment["STATE_DIRECTORY"], let first = systemd.split(separator: ":").first, !first.isEmpty {
-            return String(first)
-        }
-        // Deliberately no ~/.local/state fallback: a daemon started by hand or by a test without XDG_STATE_HOME
-        // must not pick up (or overwrite) another instance's state.
-        if uid != 0, let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
-            return xdg + "/edgeswipe"
-        }
-        return nil
-    }
-}
+// The state file's format: what `state.json` holds, how it is written and read back, and how a saved state is
+// checked against the configuration and against the limits every state is held to (`StateLimits`, the same ones
+// requests and the configuration pass). No I/O here: StateStore.swift reads and writes the file.
 
 /// The on-disk form: one object per container, with exactly the fields of its kind, like the protocol's `state`
 /// message, so that an administrator can read (and, with the daemon stopped, edit) the file.
 struct SavedState: Codable, Equatable {
     static let currentVersion = 1
+    /// The largest state this daemon can save fits well within it (StateLimits); anything larger is not ours.
+    static let maxFileBytes = StateLimits.maxStateFileBytes
 
     struct SavedContainer: Codable, Equatable {
         var name: String
@@ -108,6 +315,62 @@ struct SavedState: Codable, Equatable {
         case version, savedAt = "saved_at", containers
     }
 }
+
+/// Why a state file cannot be written or used.
+enum StateFormatError: Error, Equatable, CustomStringConvertible {
+    /// The encoder failed (a bug: every state encodes).
+    case unencodable
+    /// The encoded state is larger than a restore accepts (a bug: `StateLimits` keeps it well below).
+    case tooLarge(bytes: Int)
+    /// Not a state file this daemon can read: the decoder's reason.
+    case invalid(String)
+    /// A state file of another version.
+    case unsupportedVersion(Int)
+
+    var description: String {
+        switch self {
+        case .unencodable: "the state cannot be encoded"
+        case .tooLarge(let bytes): "the state is \(bytes) bytes, over the \(SavedState.maxFileBytes) a restore accepts"
+        case .invalid(let reason): "it is not a valid state file (\(reason))"
+        case .unsupportedVersion(let version):
+            "it has version \(version); this edgeswiped reads version \(SavedState.currentVersion)"
+        }
+    }
+}
+
+extension SavedState {
+    /// The file's bytes for `containers`: sorted keys, indented, a final newline.
+    static func encode(_ containers: [Container], savedAt: Int) throws(StateFormatError) -> [UInt8] {
+        let state = SavedState(version: currentVersion, savedAt: savedAt, containers: containers.map(SavedContainer.init))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        var bytes: [UInt8]
+        do { bytes = Array(try encoder.encode(state)) } catch { throw .unencodable }
+        bytes.append(UInt8(ascii: "\n"))
+        guard bytes.count <= maxFileBytes else { throw .tooLarge(bytes: bytes.count) }
+        return bytes
+    }
+
+    /// A state file's contents, if they are a state of this version.
+    static func decode(_ bytes: [UInt8]) throws(StateFormatError) -> SavedState {
+        let state: SavedState
+        do { state = try JSONDecoder().decode(SavedState.self, from: Data(bytes)) } catch { throw .invalid(describe(error)) }
+        guard state.version == currentVersion else { throw .unsupportedVersion(state.version) }
+        return state
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let c): return c.debugDescription
+        case DecodingError.keyNotFound(let key, _): return "'\(key.stringValue)' is missing"
+        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c):
+            return "\(c.codingPath.map(\.stringValue).joined(separator: ".")): \(c.debugDescription)"
+        default: return "\(error)"
+        }
+    }
+}
+
+// MARK: Restoring
 
 /// Why one saved container was not restored.
 enum RestoreOutcome: Equatable {
@@ -159,278 +422,48 @@ extension SavedState.SavedContainer {
     }
 }
 
-/// Reads and writes `state.json` in the state directory. Thread-safe; writes are serialized.
-final class StateStore: Sendable {
-    static let fileName = "state.json"
-    /// The largest state this daemon can save fits well within it (StateLimits); anything larger is not ours.
-    static let maxFileBytes = StateLimits.maxStateFileBytes
-
-    let directory: String
-    private let directoryFD: Int32
-    private let logger: Logger
-    private struct Written {
-        var containers: [Container]?
-        var lastError: String?
-    }
-    private let written = Mutex(Written())
-
-    var path: String { directory + "/" + Self.fileName }
-
-    /// Opens (creating it 0700 if missing), checks and locks the state directory. `nil`, with an error logged,
-    /// when it cannot be used safely: the daemon then runs without persistence rather than not at all.
-    static func open(directory: String, logger: Logger) -> StateStore? {
-        var st = stat()
-        if lstat(directory, &st) != 0 {
-            guard errno == ENOENT else {
-                logger.error("state directory \(directory): \(String(cString: strerror(errno))); container state will not be saved")
-                return nil
-            }
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                logger.error("state directory \(directory): cannot create it (\(error.localizedDescription)); container state will not be saved")
-                return nil
-            }
-        }
-        let fd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else {
-            logger.error("state directory \(directory): cannot open it (\(String(cString: strerror(errno)))); container state will not be saved")
-            return nil
-        }
-        if let problem = ModeChecks.unsafeDirectory(fd: fd) {
-            logger.error("state directory \(directory): \(problem); refusing to keep state there, container state will not be saved")
-            close(fd)
-            return nil
-        }
-        // One daemon per state directory: a second one (another socket, same directory) would overwrite it.
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            logger.error("state directory \(directory) is in use by another edgeswiped (flock: \(String(cString: strerror(errno)))); container state will not be saved")
-            close(fd)
-            return nil
-        }
-        return StateStore(directory: directory, fd: fd, logger: logger)
+extension SavedState {
+    /// What restoring did to one container, in the order a restore logs them.
+    enum RestoreNote: Equatable {
+        case restored(container: String, visibleScene: String)
+        case kindChanged(container: String, configured: String, saved: String)
+        case overLimit(container: String, measure: Int)
+        case skipped(container: String, reason: String)
+        /// A saved container the configuration no longer has.
+        case dropped(container: String)
     }
 
-    private init(directory: String, fd: Int32, logger: Logger) {
-        self.directory = directory
-        self.directoryFD = fd
-        self.logger = logger
-        removeStaleTemporaries()
-    }
-
-    deinit { close(directoryFD) }
-
-    // MARK: Restoring
-
-    /// The configuration with the saved state of matching containers in place of their configured state.
-    func restore(into configuration: EngineConfiguration) -> EngineConfiguration {
-        guard let saved = load() else { return configuration }
+    /// `configuration` with the saved state of each container whose name and kind still match in place of the
+    /// configured one, and what was done with each. A configuration with more or larger containers than the one
+    /// that saved could pass the state's limit with the saved state in place: containers that would are started
+    /// afresh.
+    func restore(into configuration: EngineConfiguration) -> (EngineConfiguration, [RestoreNote]) {
         var configuration = configuration
-        var restored: [String] = []
-        // A configuration with more or larger containers than the one that saved could pass the state's limit
-        // with the saved state in place: containers that would are started afresh.
+        var notes: [RestoreNote] = []
         var size = StateLimits.size(of: configuration.containers)
         for (i, container) in configuration.containers.enumerated() {
-            guard let s = saved.containers.first(where: { $0.name == container.name }) else { continue }
+            guard let s = containers.first(where: { $0.name == container.name }) else { continue }
             guard s.kind == container.content.kind else {
-                logger.notice("state: container '\(container.name)' is now a \(container.content.kind) container (saved as \(s.kind)); starting it afresh")
+                notes.append(.kindChanged(container: container.name, configured: container.content.kind, saved: s.kind))
                 continue
             }
             switch s.restore(onto: container.content) {
             case .restored(let content):
                 let grown = size - StateLimits.size(of: container) + StateLimits.size(of: Container(name: container.name, content: content))
                 guard grown <= StateLimits.maxStateBytes else {
-                    logger.notice("state: not restoring container '\(container.name)': the state would measure \(grown) bytes, over the \(StateLimits.maxStateBytes) the daemon keeps")
+                    notes.append(.overLimit(container: container.name, measure: grown))
                     continue
                 }
                 size = grown
                 configuration.containers[i].content = content
-                restored.append("\(container.name)=\(content.visibleScene)")
+                notes.append(.restored(container: container.name, visibleScene: content.visibleScene))
             case .skipped(let reason):
-                logger.notice("state: not restoring container '\(container.name)': \(reason)")
+                notes.append(.skipped(container: container.name, reason: reason))
             }
         }
-        for s in saved.containers where !configuration.containers.contains(where: { $0.name == s.name }) {
-            logger.notice("state: container '\(s.name)' is no longer configured; its saved state is dropped")
+        for s in containers where !configuration.containers.contains(where: { $0.name == s.name }) {
+            notes.append(.dropped(container: s.name))
         }
-        logger.info("state restored from \(path)", metadata: ["containers": "\(restored.joined(separator: ", "))"])
-        written.withLock { $0.containers = configuration.containers }
-        return configuration
-    }
-
-    /// The saved state, or nil (no file, or a file that was moved aside).
-    func load() -> SavedState? {
-        var st = stat()
-        guard fstatat(directoryFD, Self.fileName, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
-            if errno == ENOENT {
-                logger.info("state: no saved state in \(directory); starting from the configuration")
-            } else {
-                logger.error("state: cannot stat \(path): \(String(cString: strerror(errno))); starting from the configuration")
-            }
-            return nil
-        }
-        if let problem = ModeChecks.unsafeStateFile(st) {
-            moveAside(suffix: "unsafe", because: problem)
-            return nil
-        }
-        if let warning = ModeChecks.stateFileWarning(st) { logger.warning("state: \(path): \(warning)") }
-        guard Int(st.st_size) <= Self.maxFileBytes else {
-            moveAside(suffix: "corrupt", because: "it is \(st.st_size) bytes, more than a state file can be")
-            return nil
-        }
-        let fd = openat(directoryFD, Self.fileName, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else {
-            logger.error("state: cannot open \(path): \(String(cString: strerror(errno))); starting from the configuration")
-            return nil
-        }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        while bytes.count <= Self.maxFileBytes {
-            let n = read(fd, &chunk, chunk.count)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-        }
-        close(fd)
-        do {
-            let state = try JSONDecoder().decode(SavedState.self, from: Data(bytes))
-            guard state.version == SavedState.currentVersion else {
-                moveAside(suffix: "corrupt", because: "it has version \(state.version); this edgeswiped reads version \(SavedState.currentVersion)")
-                return nil
-            }
-            return state
-        } catch {
-            moveAside(suffix: "corrupt", because: "it is not a valid state file (\(Self.describe(error)))")
-            return nil
-        }
-    }
-
-    /// Renames the state file to `state.json.<suffix>-<UTC time>` and says so; never fatal.
-    private func moveAside(suffix: String, because reason: String) {
-        var now = time(nil)
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        let stamp = String(
-            format: "%04d%02d%02dT%02d%02d%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
-        var name = "\(Self.fileName).\(suffix)-\(stamp)"
-        var n = 1
-        while faccessat(directoryFD, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 {
-            n += 1
-            name = "\(Self.fileName).\(suffix)-\(stamp)-\(n)"
-        }
-        if renameat(directoryFD, Self.fileName, directoryFD, name) == 0 {
-            fsync(directoryFD)
-            logger.error("state: \(path) was moved aside to \(directory)/\(name) because \(reason); starting from the configured state")
-        } else {
-            logger.error("state: \(path) is ignored because \(reason), and it could not be moved aside (\(String(cString: strerror(errno)))); starting from the configured state")
-        }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let c): return c.debugDescription
-        case DecodingError.keyNotFound(let key, _): return "'\(key.stringValue)' is missing"
-        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c):
-            return "\(c.codingPath.map(\.stringValue).joined(separator: ".")): \(c.debugDescription)"
-        default: return "\(error)"
-        }
-    }
-
-    // MARK: Saving
-
-    /// Saves the state of the last `.state` event among `events`, if the containers changed since the last save.
-    /// Called on the input thread before the events are published.
-    func record(_ events: [EngineEvent]) {
-        guard let snapshot = events.last(where: { if case .state = $0 { true } else { false } }),
-            case .state(let state) = snapshot
-        else { return }
-        save(state.containers)
-    }
-
-    func save(_ containers: [Container]) {
-        written.withLock { w in
-            guard w.containers != containers else { return }
-            let started = MonotonicClock.now()
-            do throws(StateWriteError) {
-                try writeAtomically(containers)
-                w.containers = containers
-                if w.lastError != nil { logger.notice("state: saving works again", metadata: ["file": "\(path)"]) }
-                w.lastError = nil
-            } catch {
-                // Log a failure once, not after every transition, until it changes or saving works again.
-                if w.lastError != error.description {
-                    logger.error("state: cannot save \(path): \(error); the container state will be lost on restart")
-                    w.lastError = error.description
-                }
-            }
-            let elapsed = MonotonicClock.now() - started
-            if elapsed.value > 50_000 {
-                logger.warning("state: saving took \(elapsed.value / 1000) ms", metadata: ["file": "\(path)"])
-            }
-        }
-    }
-
-    private struct StateWriteError: Error, CustomStringConvertible {
-        var call: String
-        var code: Int32
-        var description: String { "\(call) failed: \(String(cString: strerror(code))) (errno \(code))" }
-    }
-
-    /// Write a temporary file, fsync it, rename it over `state.json`, fsync the directory.
-    private func writeAtomically(_ containers: [Container]) throws(StateWriteError) {
-        let state = SavedState(version: SavedState.currentVersion, savedAt: Int(time(nil)), containers: containers.map(SavedState.SavedContainer.init))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        var data: [UInt8]
-        do {
-            data = Array(try encoder.encode(state))
-        } catch {
-            throw StateWriteError(call: "encode", code: EINVAL)
-        }
-        data.append(UInt8(ascii: "\n"))
-        guard data.count <= Self.maxFileBytes else {
-            // StateLimits keeps the state well below this; a file this large would be moved aside at the next start.
-            logger.critical("bug: the state to save is \(data.count) bytes, over the \(Self.maxFileBytes) a restore accepts; not saving it")
-            throw StateWriteError(call: "encode", code: EFBIG)
-        }
-        let temporary = "\(Self.fileName).tmp-\(getpid())"
-        let fd = openat(directoryFD, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw StateWriteError(call: "open \(temporary)", code: errno) }
-        var offset = 0
-        while offset < data.count {
-            let n = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                close(fd)
-                unlinkat(directoryFD, temporary, 0)
-                throw StateWriteError(call: "write \(temporary)", code: code)
-            }
-            offset += n
-        }
-        guard fsync(fd) == 0 else {
-            let code = errno
-            close(fd)
-            unlinkat(directoryFD, temporary, 0)
-            throw StateWriteError(call: "fsync \(temporary)", code: code)
-        }
-        close(fd)
-        guard renameat(directoryFD, temporary, directoryFD, Self.fileName) == 0 else {
-            let code = errno
-            unlinkat(directoryFD, temporary, 0)
-            throw StateWriteError(call: "rename \(temporary) to \(Self.fileName)", code: code)
-        }
-        guard fsync(directoryFD) == 0 else { throw StateWriteError(call: "fsync \(directory)", code: errno) }
-    }
-
-    /// Temporaries left by a daemon killed mid-write (the lock says no live daemon uses this directory).
-    private func removeStaleTemporaries() {
-        let prefix = "\(Self.fileName).tmp-"
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for name in entries where name.hasPrefix(prefix) {
-            unlinkat(directoryFD, name, 0)
-        }
+        return (configuration, notes)
     }
 }
