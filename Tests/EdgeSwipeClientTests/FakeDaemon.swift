@@ -1,5 +1,7 @@
+import EdgeSwipeSystem
 import Foundation
 import Glibc
+import SystemPackage
 
 struct FakeDaemonError: Error, CustomStringConvertible {
     let description: String
@@ -17,13 +19,9 @@ final class FakeDaemon: @unchecked Sendable {
         guard let dir = mkdtemp(&template) else { throw FakeDaemonError(description: "mkdtemp: errno \(errno)") }
         directory = String(cString: dir)
         path = directory + "/fake.sock"
-        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let size = socklen_t(MemoryLayout<sockaddr_un>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(listener, $0, size) } }
-        guard bound == 0, listen(listener, 8) == 0 else { throw FakeDaemonError(description: "bind/listen: errno \(errno)") }
+        do { listener = try FileDescriptor.boundUnixSocket(.stream, at: UnixSocketAddress(path), backlog: 8).rawValue } catch {
+            throw FakeDaemonError(description: "bind/listen: \(error)")
+        }
     }
 
     deinit {

@@ -1,9 +1,11 @@
 import EdgeSwipeCore
 import EdgeSwipeProtocol
 import EdgeSwipeServer
+import EdgeSwipeSystem
 import Foundation
 import Glibc
 import Logging
+import SystemPackage
 
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
@@ -97,18 +99,8 @@ final class TestClient: @unchecked Sendable {
     private var reading = false
 
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
-        }
-        guard ok else {
-            let code = errno
-            Glibc.close(fd)
-            throw TestFailure("connect \(path): errno \(code)")
+        do { fd = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path)).rawValue } catch {
+            throw TestFailure("connect \(path): \(error)")
         }
     }
 

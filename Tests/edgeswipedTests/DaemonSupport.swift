@@ -1,5 +1,7 @@
+import EdgeSwipeSystem
 import Foundation
 import Glibc
+import SystemPackage
 import Testing
 
 /// A real `edgeswiped` subprocess; its log goes to a file so a full pipe can never stall it.
@@ -96,18 +98,8 @@ final class LineClient {
     init(path: String) throws {
         // A daemon that closes on us must fail a write, not kill the test runner.
         signal(SIGPIPE, SIG_IGN)
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw DaemonTestError("socket: \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard rc == 0 else {
-            Glibc.close(fd)
-            throw DaemonTestError("connect \(path): \(String(cString: strerror(errno)))")
+        do { fd = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path)).rawValue } catch {
+            throw DaemonTestError("connect \(path): \(error)")
         }
     }
 

@@ -160,32 +160,12 @@ struct DaemonTests {
     func notify() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let notifyPath = dir.appendingPathComponent("notify").path
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in notifyPath.utf8.enumerated() { raw[i] = b } }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        #expect(bound == 0)
-        let daemon = try DaemonProcess.holdingDemo(in: dir, environment: ["NOTIFY_SOCKET": notifyPath], waitUntilListening: false)
-        func datagrams(until marker: String) -> String {
-            var all = ""
-            let deadline = Date().addingTimeInterval(30)
-            while !all.contains(marker) && Date() < deadline {
-                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                guard poll(&p, 1, 500) > 0 else { continue }
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                let n = recv(fd, &buffer, buffer.count, 0)
-                if n > 0 { all += String(decoding: buffer[..<n], as: UTF8.self) + "\n" }
-            }
-            return all
-        }
-        let ready = datagrams(until: "READY=1")
-        #expect(ready.contains("READY=1"))
-        #expect(ready.contains("STATUS="))
+        let notify = try NotifyListener(path: dir.appendingPathComponent("notify").path)
+        let daemon = try DaemonProcess.holdingDemo(in: dir, environment: ["NOTIFY_SOCKET": notify.path], waitUntilListening: false)
+        #expect(notify.wait(for: "READY=1", timeoutSeconds: 30))
+        #expect(notify.received.contains("STATUS="))
         daemon.signal(SIGTERM)
-        #expect(datagrams(until: "STOPPING=1").contains("STOPPING=1"))
+        #expect(notify.wait(for: "STOPPING=1", timeoutSeconds: 30))
         #expect(daemon.waitForExit() == 0)
     }
 

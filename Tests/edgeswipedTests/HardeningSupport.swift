@@ -1,5 +1,7 @@
+import EdgeSwipeSystem
 import Foundation
 import Glibc
+import SystemPackage
 import Testing
 
 // Helpers for HardeningTests and the soak (issue 7): recordings made for faults, /proc readings, other users,
@@ -102,12 +104,9 @@ final class NotifyListener {
 
     init(path: String) throws {
         self.path = path
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
-        let rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        guard rc == 0 else { throw DaemonTestError("bind \(path): \(errno)") }
+        do { fd = try FileDescriptor.boundUnixSocket(.datagram, at: UnixSocketAddress(path)).rawValue } catch {
+            throw DaemonTestError("bind \(path): \(error)")
+        }
     }
 
     deinit { close(fd) }
