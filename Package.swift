@@ -140,6 +140,8 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // Helpers several test targets share (temporary directories, waiting on a condition); no product.
+        .target(name: "EdgeSwipeTestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeCoreTests",
             dependencies: ["EdgeSwipeCore", .product(name: "PropertyBased", package: "swift-property-based")],
@@ -148,19 +150,20 @@ let package = Package(
         .testTarget(name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig"], swiftSettings: strictSwift6),
         .testTarget(
-            name: "EdgeSwipeSystemTests", dependencies: ["EdgeSwipeSystem", "EdgeSwipeCore", .product(name: "SystemPackage", package: "swift-system")],
+            name: "EdgeSwipeSystemTests", dependencies: ["EdgeSwipeSystem", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6
         ),
         .testTarget(name: "EdgeSwipeProtocolTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeCore", "EdgeSwipeSystem"], swiftSettings: strictSwift6),
         .testTarget(
-            name: "EdgeSwipeServerTests", dependencies: ["EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", .product(name: "SystemPackage", package: "swift-system")],
+            name: "EdgeSwipeServerTests",
+            dependencies: ["EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "EdgeSwipeClientTests", dependencies: ["EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", .product(name: "SystemPackage", package: "swift-system")],
+            name: "EdgeSwipeClientTests", dependencies: ["EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6
         ),
         .testTarget(name: "EdgeSwipeBenchSupportTests", dependencies: ["EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput"], swiftSettings: strictSwift6),
-        .testTarget(name: "edgeswipedTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeSystem", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: strictSwift6),
+        .testTarget(name: "edgeswipedTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeSystem", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: strictSwift6),
     ]
 )

@@ -12,21 +12,6 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A private temporary directory with a short path (Unix socket paths hold at most 107 bytes).
-final class TempDir: Sendable {
-    let path: String
-
-    init() throws {
-        var template = Array("/tmp/esw-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed: errno \(errno)") }
-        path = String(cString: made)
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// Runs a blocking wait on its own thread, so that it never ties up the cooperative pool (where the server's
 /// request handler runs).
 func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

@@ -1,5 +1,6 @@
 import EdgeSwipeServer
 import EdgeSwipeSystem
+import EdgeSwipeTestSupport
 import Foundation
 import Glibc
 import SystemPackage

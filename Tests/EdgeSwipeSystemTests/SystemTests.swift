@@ -1,22 +1,11 @@
 import EdgeSwipeCore
 import EdgeSwipeSystem
+import EdgeSwipeTestSupport
 import Foundation
 import Glibc
 import Synchronization
 import SystemPackage
 import Testing
-
-/// A fresh directory under /tmp (short enough for socket paths), removed at the end of the test.
-final class Scratch {
-    let path: String
-    init() throws {
-        var template = Array("/tmp/es-system-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw Errno(rawValue: errno) }
-        path = String(cString: made)
-    }
-    func file(_ name: String) -> String { path + "/" + name }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
 
 /// Creates an empty file where it is named (Foundation's createFile writes a temporary and renames it).
 func touch(_ path: String) throws {
@@ -42,7 +31,7 @@ struct UnixSocketTests {
 
     @Test("a connected client is accepted close-on-exec and non-blocking, with the peer's credentials and groups")
     func acceptAndCredentials() throws {
-        let dir = try Scratch()
+        let dir = try TempDir()
         let address = try UnixSocketAddress(dir.file("s.sock"))
         let listener = try FileDescriptor.boundUnixSocket(.stream, at: address, backlog: 4)
         defer { try? listener.close() }
@@ -88,7 +77,7 @@ struct UnixSocketTests {
         let (read, write) = try FileDescriptor.pipe()
         defer { try? read.close(); try? write.close() }
         #expect(read.socketFacts() == nil)
-        let dir = try Scratch()
+        let dir = try TempDir()
         #expect(throws: Errno.noSuchFileOrDirectory) { try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(dir.file("none"))) }
         try? FileDescriptor.boundUnixSocket(.stream, at: UnixSocketAddress(dir.file("stale"))).close()
         #expect(throws: Errno.connectionRefused) { try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(dir.file("stale"))) }
@@ -99,7 +88,7 @@ struct UnixSocketTests {
 struct FileTests {
     @Test("readToEnd reads everything, or stops once `until` is satisfied", arguments: [0, 1, 65536, 200_000])
     func readToEnd(size: Int) throws {
-        let dir = try Scratch()
+        let dir = try TempDir()
         let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         try Data(bytes).write(to: URL(fileURLWithPath: dir.file("f")))
         let fd = try FileDescriptor.open(atPath: dir.file("f"), .readOnly)
@@ -113,7 +102,7 @@ struct FileTests {
 
     @Test("reading a directory fails with its errno")
     func readDirectory() throws {
-        let dir = try Scratch()
+        let dir = try TempDir()
         let fd = try FileDescriptor.open(atPath: dir.path, .readOnly)
         defer { try? fd.close() }
         #expect(throws: Errno.isDirectory) { try fd.readToEnd() }
@@ -121,7 +110,7 @@ struct FileTests {
 
     @Test("the atomic writer replaces the file whole, with its mode, and leaves no temporary behind")
     func atomicWriter() throws {
-        let dir = try Scratch()
+        let dir = try TempDir()
         let directory = try FileDescriptor.open(atPath: dir.path, .readOnly, options: [.directory])
         defer { try? directory.close() }
         let writer = AtomicFileWriter(directory: directory, path: dir.path)
@@ -135,7 +124,7 @@ struct FileTests {
 
     @Test("a failed write names its call, keeps the old file and removes its temporary")
     func atomicWriterFailure() throws {
-        let dir = try Scratch()
+        let dir = try TempDir()
         try FileManager.default.createDirectory(atPath: dir.file("taken"), withIntermediateDirectories: false)
         let directory = try FileDescriptor.open(atPath: dir.path, .readOnly, options: [.directory])
         defer { try? directory.close() }
@@ -148,7 +137,7 @@ struct FileTests {
 
     @Test("stale temporaries of a name are removed, other files are not")
     func staleTemporaries() throws {
-        let dir = try Scratch()
+        let dir = try TempDir()
         for name in ["state.json", "state.json.tmp-1", "state.json.tmp-99999", "other.tmp-1"] {
             FileManager.default.createFile(atPath: dir.file(name), contents: Data())
         }
@@ -161,7 +150,7 @@ struct FileTests {
 
     @Test("createDirectories makes every missing level with exactly its mode, and leaves existing ones alone")
     func createDirectories() throws {
-        let dir = try Scratch()
+        let dir = try TempDir()
         try FileManager.default.createDirectory(atPath: dir.file("a"), withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
         try FilePath(dir.file("a/b/c")).createDirectories(permissions: [.ownerReadWriteExecute])
         #expect(try Stat(FilePath(dir.file("a"))).permissions.rawValue == 0o755)
@@ -182,7 +171,7 @@ struct FileTests {
 
     @Test("a file is removed by identity only while the path still names it")
     func fileIdentity() throws {
-        let dir = try Scratch()
+        let dir = try TempDir()
         let path = dir.file("s.sock")
         try FileDescriptor.boundUnixSocket(.stream, at: UnixSocketAddress(path)).close()
         let (ours, type) = try #require(FileIdentity.of(path))
@@ -238,7 +227,7 @@ struct WaitingTests {
 
     @Test("a directory watch reports an entry's creation and deletion by name, and the directory's removal")
     func directoryWatch() throws {
-        let dir = try Scratch()
+        let dir = try TempDir()
         try FileManager.default.createDirectory(atPath: dir.file("d"), withIntermediateDirectories: false)
         let watch = try DirectoryWatch(directory: dir.file("d"))
         #expect(watch.read().isEmpty)

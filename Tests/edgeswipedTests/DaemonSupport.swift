@@ -51,6 +51,19 @@ final class DaemonProcess {
         return daemon
     }
 
+    /// The same with the configuration `config`, written to `dir/c.toml` (returned, for tests that change it).
+    static func holdingDemo(in dir: URL, config: String, _ arguments: [String] = []) throws -> (DaemonProcess, URL) {
+        let file = try writeConfig(config, in: dir)
+        return (try holdingDemo(in: dir, ["--config", file.path] + arguments), file)
+    }
+
+    /// Writes `text` to `dir/c.toml`.
+    static func writeConfig(_ text: String, in dir: URL) throws -> URL {
+        let file = dir.appendingPathComponent("c.toml")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
     /// Waits until the socket accepts connections.
     func waitUntilListening(timeoutSeconds: Double = 30) throws {
         let deadline = Date().addingTimeInterval(timeoutSeconds)

@@ -80,10 +80,8 @@ struct DaemonTests {
     func controlVersusReadOnly() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("c.toml")
         // We may read (our own uid is the default reader), but only uid 4242 may control.
-        try "[access]\ncontrol_uids = [4242]\n".write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path])
+        let (daemon, _) = try DaemonProcess.holdingDemo(in: dir, config: "[access]\ncontrol_uids = [4242]\n")
         let client = try LineClient(path: daemon.socketPath)
         let hello = client.messages(until: { $0.type == "hello" }).last
         #expect((hello?["access"] as? [String: Any])?["control"] as? Bool == false)
@@ -116,11 +114,9 @@ struct DaemonTests {
     func peerRejected() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("c.toml")
         // Only uid 4242 may connect: the test's own uid (the daemon's too) is not in the list.
-        try "[access]\nread_uids = [4242]\n".write(to: config, atomically: true, encoding: .utf8)
         // Listening means accepting: the probe connection is refused like any other.
-        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path])
+        let (daemon, _) = try DaemonProcess.holdingDemo(in: dir, config: "[access]\nread_uids = [4242]\n")
         let client = try LineClient(path: daemon.socketPath)
         // The daemon closes the connection: end of stream, with no byte before it (a read that merely timed out
         // would leave `closedByPeer` false).
@@ -173,9 +169,7 @@ struct DaemonTests {
     func reload() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("c.toml")
-        try "[daemon]\ntick_hz = 60\n".write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path])
+        let (daemon, config) = try DaemonProcess.holdingDemo(in: dir, config: "[daemon]\ntick_hz = 60\n")
         let client = try LineClient(path: daemon.socketPath)
         _ = client.messages(until: { $0.type == "hello" })
         try "[touchscreen]\nedge_zone_mm = 45\n".write(to: config, atomically: true, encoding: .utf8)

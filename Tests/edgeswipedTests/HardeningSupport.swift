@@ -25,16 +25,6 @@ enum Hardening {
         return false
     }
 
-    /// Waits until `condition` holds, polling (tests only).
-    static func wait(timeoutSeconds: Double = 20, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeoutSeconds)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return condition()
-    }
-
     /// The resident set size in kB and the open descriptors of a process, from /proc.
     static func resources(of pid: Int32) -> (rssKB: Int, fds: Int)? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
