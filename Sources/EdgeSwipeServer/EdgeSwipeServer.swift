@@ -276,7 +276,7 @@ final class ServerCore: Sendable {
 /// client. A slow client has its progress updates coalesced (latest wins) and is disconnected once its backlog
 /// passes the bound, without ever holding up the others.
 ///
-/// Connections are accepted on a dedicated thread that blocks in `poll` (no timers while idle), so that the
+/// Connections are accepted on a dedicated thread that sleeps in `ppoll` (no timers while idle), so that the
 /// peer's credentials are checked on the raw socket before the connection reaches the event loop or a single
 /// byte is sent.
 public final class EdgeSwipeServer: Sendable {

@@ -127,13 +127,6 @@ extension FileDescriptor {
         return fd
     }
 
-    /// A connected pair of Unix stream sockets, close-on-exec.
-    public static func unixSocketPair() throws(Errno) -> (FileDescriptor, FileDescriptor) {
-        var fds: [Int32] = [-1, -1]
-        _ = try check(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds))
-        return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
-    }
-
     /// `bind(2)`: for a path, the file is created with the socket's mode less the umask.
     public func bind(to address: UnixSocketAddress) throws(Errno) {
         _ = try Self.check(address.withSockaddr { Glibc.bind(rawValue, $0, $1) })
