@@ -1,5 +1,10 @@
 public import EdgeSwipeCore
-import Foundation
+
+#if canImport(Glibc)
+import Glibc  // exp, for AnimationSpec.percent(at:)
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // The Codable side of the wire format: what clients decode. The server writes the same shapes with the fast
 // encoder in MessageEncoding.swift; the tests check that every line it writes decodes into these types and
