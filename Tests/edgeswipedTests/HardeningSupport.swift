@@ -125,9 +125,14 @@ extension LineClient {
         while offset < bytes.count && Date() < deadline {
             var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
             guard poll(&p, 1, 200) > 0 else { continue }
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            if n < 0 { if errno == EAGAIN || errno == EINTR { continue }; return false }
-            offset += n
+            let sent = bytes[offset...].withUnsafeBytes { rest in
+                Result { () throws(Errno) in try FileDescriptor(rawValue: fd).send(rest, flags: [.noSignal, .dontWait]) }
+            }
+            switch sent {
+            case .success(let n): offset += n
+            case .failure(.resourceTemporarilyUnavailable): continue
+            case .failure: return false
+            }
         }
         return offset == bytes.count
     }
