@@ -490,7 +490,7 @@ final class Acceptor: Sendable {
 
     func start() throws(ServerError) {
         do {
-            try SystemThread.start(name: "edgeswipe-accept", detached: true) { [self] in
+            try SystemThread.start(name: "edgeswipe-admit", detached: true) { [self] in
                 self.run()
                 self.exited.succeed(())
             }

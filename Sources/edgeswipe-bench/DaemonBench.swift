@@ -158,7 +158,7 @@ final class DaemonBench {
             switches += n
             // Threads named by libdispatch ("com.apple.root.*-qos*", truncated) that do not wait in poll or ppoll
             // are the Swift runtime's (its manager thread, in epoll_wait, and its workers, in futex). The daemon's
-            // own threads name themselves ("edgeswipe-input", "edgeswipe-accept", "edgeswipe-watch", all in ppoll);
+            // own threads name themselves ("edgeswipe-input", "edgeswipe-admit", "edgeswipe-watch", all in ppoll);
             // NIO's event loop is "NIO-ELT-*"; the main thread is "edgeswiped".
             let runtime = t.name.contains("qos") && t.blockedIn != "poll" && t.blockedIn != "ppoll"
             if !runtime { ownSwitches += n }
