@@ -29,6 +29,8 @@ enum CrashCleanup {
     static func install(socketPath path: String) {
         guard socketPath == nil else { return }
         socketPath = strdup(path)
+        // Written here, so that the handler never is the first to touch (and lazily initialize) the global.
+        socketFile = FileIdentity(device: 0, inode: 0)
         recordInode()
         let previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 65)
         previous.initialize(repeating: sigaction(), count: 65)
