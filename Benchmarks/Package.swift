@@ -34,6 +34,7 @@ let package = Package(
             dependencies: [.product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: strictSwift6
         ),
+        .target(name: "EdgeSwipeFingerScript", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
         .systemLibrary(
             name: "CInput",
             pkgConfig: "libinput libevdev libudev",
@@ -42,7 +43,7 @@ let package = Package(
         .target(
             name: "EdgeSwipeInput",
             dependencies: [
-                "EdgeSwipeCore", "CInput",
+                "EdgeSwipeCore", "EdgeSwipeFingerScript", "CInput",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -50,7 +51,8 @@ let package = Package(
         ),
         .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
         .target(
-            name: "EdgeSwipeBenchSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeProtocol"],
+            name: "EdgeSwipeBenchSupport",
+            dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeProtocol"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(

@@ -6,12 +6,18 @@ public struct EdgeSwipeSettings: Hashable, Sendable {
     public var daemon: DaemonSettings
     public var devices: DeviceSelection
     public var access: AccessSettings
+    /// What the file says that still loads but deserves a word: deprecated keys. Hosts print or log them.
+    public var warnings: [ConfigWarning]
 
-    public init(engine: EngineConfiguration, daemon: DaemonSettings = DaemonSettings(), devices: DeviceSelection = DeviceSelection(), access: AccessSettings = AccessSettings()) {
+    public init(
+        engine: EngineConfiguration, daemon: DaemonSettings = DaemonSettings(), devices: DeviceSelection = DeviceSelection(),
+        access: AccessSettings = AccessSettings(), warnings: [ConfigWarning] = []
+    ) {
         self.engine = engine
         self.daemon = daemon
         self.devices = devices
         self.access = access
+        self.warnings = warnings
     }
 
     /// The embedded default (`config/default.toml`).
@@ -95,5 +101,22 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         if let line { return "\(file):\(line): \(message)" }
         return "\(file): \(message)"
+    }
+}
+
+/// Something in a configuration file that loads but should change (a deprecated key), with the file and line.
+public struct ConfigWarning: Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var message: String
+    public init(file: String, line: Int?, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
+    /// `config.toml:44: warning: 'corner_along_deg' is deprecated …`.
+    public var description: String {
+        if let line { return "\(file):\(line): warning: \(message)" }
+        return "\(file): warning: \(message)"
     }
 }

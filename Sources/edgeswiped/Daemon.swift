@@ -233,6 +233,7 @@ final class Daemon: Service, Sendable {
         }
         do {
             let fresh = try ConfigParser.load(path: configPath)
+            for warning in fresh.warnings { logger.warning("\(warning)") }
             settings.withLock { $0 = fresh }
             input.send(.reconfigure(fresh.engine))
             server.publishConfig(.reloaded, message: "reloaded \(configPath)", config: ConfigSummary(configuration: fresh.engine, source: configPath))

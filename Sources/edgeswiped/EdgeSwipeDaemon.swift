@@ -103,6 +103,7 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
         if let checkConfig {
             do {
                 let settings = try ConfigParser.load(path: checkConfig)
+                for warning in settings.warnings { FileHandle.standardError.write(Data("edgeswiped: \(warning)\n".utf8)) }
                 print(settings.renderTOML(), terminator: "")
                 return
             } catch {
@@ -148,7 +149,9 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
             throw ExitCode(ExitStatus.noInput)
         }
         do {
-            return try ConfigParser.load(path: path)
+            let settings = try ConfigParser.load(path: path)
+            for warning in settings.warnings { logger.warning("\(warning)") }
+            return settings
         } catch {
             logger.critical("\(error)")
             throw ExitCode(ExitStatus.config)

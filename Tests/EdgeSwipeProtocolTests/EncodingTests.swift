@@ -124,7 +124,7 @@ struct EncodingTests {
                 #expect(message.role == expected)
             case .gesture(let g):
                 #expect(message.role == (g.state == .changed ? .progress(.gesture(g.device)) : .essential))
-            case .lifecycle, .state, .device, .trace:
+            case .lifecycle, .presentation, .interaction, .state, .device, .trace:
                 #expect(message.role == .essential)
             }
         }

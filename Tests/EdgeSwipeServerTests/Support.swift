@@ -194,6 +194,8 @@ extension ServerMessage {
         case .gesture(let g): g.progress ? nil : "gesture \(g.device) \(g.edge) \(g.state)"
         case .transition(let t): t.progress ? nil : "transition \(t.id) \(t.operation) \(t.phase) \(t.percent)"
         case .lifecycle(let l): "lifecycle \(l.transition) \(l.scene) \(l.event)"
+        case .presentation(let p): "presentation \(p.transition) \(p.kind) \(p.phase) \(p.completed.map(String.init) ?? "-")"
+        case .interaction(let i): "interaction \(i.transition) \(i.phase) \(i.cancelled.map(String.init) ?? "-")"
         case .state(let s): "state " + s.containers.map { "\($0.name)=\($0.visible)" }.joined(separator: ",")
         case .device(let d): "device \(d.change) \(d.device.id)"
         case .config(let c): "config \(c.result) \(c.message)"
@@ -205,7 +207,7 @@ extension ServerMessage {
         switch self {
         case .gesture(let g): g.progress
         case .transition(let t): t.progress
-        case .hello, .lifecycle, .state, .device, .config, .reply, .error, .goodbye, .unknown: false
+        case .hello, .lifecycle, .presentation, .interaction, .state, .device, .config, .reply, .error, .goodbye, .unknown: false
         }
     }
 }
