@@ -33,7 +33,7 @@ struct StreamCheck {
                     problems.append("gesture \(g.state) on \(g.device) at \(g.location), off the surface")
                 }
                 if g.blocked != nil && g.transition != nil { problems.append("blocked gesture on \(g.device) drives a transition") }
-                if let o = g.overscroll, o < .zero || o >= Percent(0.05) { problems.append("overscroll \(o) outside the band") }
+                if let o = g.overscroll, o < .zero || o > Percent(0.05) { problems.append("overscroll \(o) outside the band") }
                 if let a = g.animation, a.percent(at: a.end) != .zero { problems.append("the rubber band does not spring back to 0") }
                 switch g.state {
                 case .began:
