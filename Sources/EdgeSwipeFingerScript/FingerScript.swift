@@ -82,33 +82,74 @@ public struct FingerScript: Hashable, Sendable {
     /// When the last sample happens.
     public var end: Microseconds { samples.last?.time ?? .zero }
 
-    /// The touch frames the engine sees, as the evdev decoder would give them: positions rounded to device units
-    /// and normalized through `device`, one frame per instant, and a motion that does not change a finger's
-    /// reported position dropped (the kernel sends nothing for it). `origin` is the script's time zero.
+    /// The touch frames the engine sees, as the evdev decoder gives them for the rendered events: positions
+    /// rounded to device units and normalized through `device`, one frame per instant, the fingers of a frame in
+    /// slot order, a finger's samples within one instant folded into what the kernel reports (a motion and a
+    /// lift: the lift, where it moved to; a landing and a lift: both), and a motion that does not change a
+    /// finger's reported position dropped (the kernel sends nothing for it). `origin` is the script's time zero.
     public func frames(on device: TouchDevice, origin: MonotonicInstant = MonotonicInstant(microseconds: 1_000_000)) -> [TouchFrame] {
+        struct Finger {
+            var active = false
+            var reported: RawPoint? = nil
+            var at = RawPoint(x: 0, y: 0)
+            var landed = false
+            var lifted: RawPoint? = nil
+            var tapped = false
+        }
+        var fingers: [Int32: Finger] = [:]
         var frames: [TouchFrame] = []
-        var last: [Int32: RawPoint] = [:]
         var i = 0
         while i < samples.count {
             let time = samples[i].time
-            var touches: [Touch] = []
+            var touched: [Int32] = []
             while i < samples.count && samples[i].time == time {
                 let s = samples[i]
-                let raw = s.raw
+                var f = fingers[s.finger] ?? Finger()
+                if !touched.contains(s.finger) { touched.append(s.finger) }
                 switch s.phase {
-                case .down:
-                    last[s.finger] = raw
-                    touches.append(Touch(id: s.finger, phase: .down, raw: raw, on: device))
-                case .motion:
-                    if last[s.finger] != raw {
-                        last[s.finger] = raw
-                        touches.append(Touch(id: s.finger, phase: .motion, raw: raw, on: device))
+                case .down where !f.active:
+                    f.active = true
+                    f.landed = true
+                    f.at = s.raw
+                case .motion where f.active:
+                    f.at = s.raw
+                case .up where f.active, .cancel where f.active:
+                    f.active = false
+                    if f.landed {
+                        f.landed = false
+                        f.tapped = true
+                    } else {
+                        f.lifted = f.at
                     }
-                case .up, .cancel:
-                    touches.append(Touch(id: s.finger, phase: s.phase, raw: last[s.finger] ?? raw, on: device))
-                    last[s.finger] = nil
+                case .down, .motion, .up, .cancel:
+                    // Not something a device sends (a second landing, a motion or a lift without one).
+                    break
                 }
+                fingers[s.finger] = f
                 i += 1
+            }
+            var touches: [Touch] = []
+            for id in touched.sorted() {
+                guard var f = fingers[id] else { continue }
+                if let p = f.lifted {
+                    touches.append(Touch(id: id, phase: .up, raw: p, on: device))
+                    f.reported = nil
+                }
+                if f.tapped {
+                    touches.append(Touch(id: id, phase: .down, raw: f.at, on: device))
+                    touches.append(Touch(id: id, phase: .up, raw: f.at, on: device))
+                }
+                if f.landed && f.active {
+                    touches.append(Touch(id: id, phase: .down, raw: f.at, on: device))
+                    f.reported = f.at
+                } else if f.active, let r = f.reported, r != f.at {
+                    touches.append(Touch(id: id, phase: .motion, raw: f.at, on: device))
+                    f.reported = f.at
+                }
+                f.landed = false
+                f.lifted = nil
+                f.tapped = false
+                fingers[id] = f
             }
             if !touches.isEmpty {
                 frames.append(TouchFrame(device: device.id, time: origin.advanced(by: time), touches: touches))

@@ -1,4 +1,5 @@
 import EdgeSwipeCore
+import EdgeSwipeFingerScript
 import EdgeSwipeProtocol
 import EdgeSwipeServer
 import Foundation
@@ -248,17 +249,18 @@ enum Traffic {
         step { e, ev in e.addDevice(device, at: MonotonicInstant(microseconds: t), into: &ev) }
         for i in 0..<count {
             let fromLeft = i % 2 == 0
-            let start = NormalizedPoint(x: fromLeft ? 0.005 : 0.995, y: 0.5)
-            let end = NormalizedPoint(x: fromLeft ? 0.75 : 0.25, y: 0.5)
+            let start = device.units(x: fromLeft ? 0.005 : 0.995, y: 0.5)
+            let end = device.units(x: fromLeft ? 0.75 : 0.25, y: 0.5)
             t += 20_000
-            step { e, ev in e.handle(TouchFrame(device: device.id, time: MonotonicInstant(microseconds: t), touches: [Touch(id: 0, phase: .down, position: start)]), into: &ev) }
-            for f in 1...motionFrames {
-                t += 8000
-                let x = start.x + (end.x - start.x) * Double(f) / Double(motionFrames)
-                step { e, ev in e.handle(TouchFrame(device: device.id, time: MonotonicInstant(microseconds: t), touches: [Touch(id: 0, phase: .motion, position: NormalizedPoint(x: x, y: 0.5))]), into: &ev) }
+            // One finger, scripted: it lands, moves for `motionFrames` frames 8 ms apart, and lifts 8 ms later.
+            let swipe = FingerScript(stroke: Stroke(
+                from: start.x, start.y,
+                moves: [Stroke.Move(to: end.x, end.y, frames: motionFrames, durationUS: UInt64(motionFrames) * 8000, easing: .linear)],
+                restUS: 8000))
+            for frame in swipe.frames(on: device, origin: MonotonicInstant(microseconds: t)) {
+                step { e, ev in e.handle(frame, into: &ev) }
             }
-            t += 8000
-            step { e, ev in e.handle(TouchFrame(device: device.id, time: MonotonicInstant(microseconds: t), touches: [Touch(id: 0, phase: .up, position: end)]), into: &ev) }
+            t += UInt64(swipe.end.value)
             while let deadline = engine.nextDeadline {
                 step { e, ev in e.tick(at: deadline, into: &ev) }
             }
