@@ -115,19 +115,17 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Something in a configuration file that loads but should change (a deprecated key), with the file and line.
+/// Something in a configuration file that loads but should change (a deprecated key): a problem said where and
+/// what, as a ``ConfigError`` would say it, that stops nothing.
 public struct ConfigWarning: Hashable, Sendable, CustomStringConvertible {
-    public var file: String
-    public var line: Int?
-    public var message: String
+    public var problem: ConfigError
     public init(file: String, line: Int?, message: String) {
-        self.file = file
-        self.line = line
-        self.message = message
+        problem = ConfigError(file: file, line: line, message: message)
     }
+    public var line: Int? { problem.line }
     /// `config.toml:44: warning: 'corner_along_deg' is deprecated …`.
     public var description: String {
-        if let line { return "\(file):\(line): warning: \(message)" }
-        return "\(file): warning: \(message)"
+        let place = problem.line.map { "\(problem.file):\($0)" } ?? problem.file
+        return "\(place): warning: \(problem.message)"
     }
 }

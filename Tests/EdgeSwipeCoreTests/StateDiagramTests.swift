@@ -53,19 +53,23 @@ struct StateDiagramTests {
         return steps
     }
 
-    @Test("the recognizer's diagram is its table")
-    func recognizer() throws {
-        let drawn = try Self.arrows(inDiagramContaining: "possible --> tracking")
-        let taken = Self.steps(ScreenEdgePanRecognizerTests.table.flatMap { ScreenEdgePanRecognizerTests.run($0).1 })
+    /// Every arrow drawn is a step taken, and every step taken is drawn.
+    static func compare(drawn: Set<Arrow>, taken: Set<Arrow>) {
         #expect(drawn.subtracting(taken).sorted(by: { $0.description < $1.description }) == [], "arrows no row takes")
         #expect(taken.subtracting(drawn).sorted(by: { $0.description < $1.description }) == [], "steps the diagram lacks")
     }
 
+    @Test("the recognizer's diagram is its table")
+    func recognizer() throws {
+        Self.compare(
+            drawn: try Self.arrows(inDiagramContaining: "possible --> tracking"),
+            taken: Self.steps(ScreenEdgePanRecognizerTests.table.flatMap { ScreenEdgePanRecognizerTests.run($0).1 }))
+    }
+
     @Test("the transition's diagram is its table")
     func transition() throws {
-        let drawn = try Self.arrows(inDiagramContaining: "finishing --> completed")
-        let taken = Self.steps(PercentDrivenInteractiveTransitionTests.table.flatMap { PercentDrivenInteractiveTransitionTests.run($0).1 })
-        #expect(drawn.subtracting(taken).sorted(by: { $0.description < $1.description }) == [], "arrows no row takes")
-        #expect(taken.subtracting(drawn).sorted(by: { $0.description < $1.description }) == [], "steps the diagram lacks")
+        Self.compare(
+            drawn: try Self.arrows(inDiagramContaining: "finishing --> completed"),
+            taken: Self.steps(PercentDrivenInteractiveTransitionTests.table.flatMap { PercentDrivenInteractiveTransitionTests.run($0).1 }))
     }
 }
