@@ -50,6 +50,9 @@ let package = Package(
         // EdgeSwipeSystem imports it.
         .systemLibrary(name: "CSystemCalls"),
 
+        // Scripted fingers: the one way synthetic touches are written (tests, demo, benchmarks, e2e descriptions).
+        .target(name: "EdgeSwipeFingerScript", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
+
         // The only place that sees libinput's C: libinput, libevdev and libudev headers.
         .systemLibrary(
             name: "CInput",
@@ -59,7 +62,7 @@ let package = Package(
         .target(
             name: "EdgeSwipeInput",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeSystem", "CInput",
+                "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript", "CInput",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -124,7 +127,8 @@ let package = Package(
         // depends on edgeswiped only so that `swift run edgeswipe-bench` builds it). The workloads are no product:
         // Benchmarks/ (a package of its own) builds them from the same folders, through links.
         .target(
-            name: "EdgeSwipeBenchSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeProtocol"],
+            name: "EdgeSwipeBenchSupport",
+            dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeProtocol"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(
@@ -144,26 +148,39 @@ let package = Package(
         .target(name: "EdgeSwipeTestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeCoreTests",
-            dependencies: ["EdgeSwipeCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeFingerScript", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strictSwift6
         ),
-        .testTarget(name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput", "EdgeSwipeFingerScript"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig"], swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeSystemTests", dependencies: ["EdgeSwipeSystem", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6
         ),
-        .testTarget(name: "EdgeSwipeProtocolTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeCore", "EdgeSwipeSystem"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeProtocolTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript"],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeServerTests",
-            dependencies: ["EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
-            swiftSettings: strictSwift6
-        ),
+            dependencies: [
+                "EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeClientTests", dependencies: ["EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6
         ),
         .testTarget(name: "EdgeSwipeBenchSupportTests", dependencies: ["EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput"], swiftSettings: strictSwift6),
-        .testTarget(name: "edgeswipedTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeSystem", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "edgeswipedTests",
+            dependencies: [
+                "EdgeSwipeProtocol", "EdgeSwipeInput", "EdgeSwipeFingerScript", "EdgeSwipeSystem", "EdgeSwipeTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift6),
     ]
 )

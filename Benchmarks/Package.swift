@@ -41,6 +41,7 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .systemLibrary(name: "CSystemCalls"),
+        .target(name: "EdgeSwipeFingerScript", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
         .systemLibrary(
             name: "CInput",
             pkgConfig: "libinput libevdev libudev",
@@ -49,7 +50,7 @@ let package = Package(
         .target(
             name: "EdgeSwipeInput",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeSystem", "CInput",
+                "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript", "CInput",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -57,7 +58,8 @@ let package = Package(
         ),
         .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
         .target(
-            name: "EdgeSwipeBenchSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeProtocol"],
+            name: "EdgeSwipeBenchSupport",
+            dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeProtocol"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(

@@ -131,6 +131,7 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
         if let checkConfig {
             do {
                 let settings = try ConfigParser.load(path: checkConfig)
+                for warning in settings.warnings { StandardError.print("edgeswiped: \(warning)") }
                 print(settings.renderTOML(), terminator: "")
                 return
             } catch {
@@ -172,7 +173,9 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
     private func loadSettings(logger: Logger) throws -> EdgeSwipeSettings {
         guard let path = config else { return .default }
         do {
-            return try ConfigParser.load(path: path)
+            let settings = try ConfigParser.load(path: path)
+            for warning in settings.warnings { logger.warning("\(warning)") }
+            return settings
         } catch {
             logger.critical("\(error)")
             throw ExitCode(error.isUnreadable ? ExitStatus.noInput : ExitStatus.config)
