@@ -36,33 +36,56 @@ public enum PercentReference: Hashable, Sendable, Codable {
     }
 }
 
-/// Maps a swipe from one edge of one kind of device to an operation (the transition delegate's job).
+/// Maps a gesture (a swipe inward from one edge, or a multi-finger swipe in one direction) on one kind of device
+/// to an operation (the transition delegate's job).
 ///
 /// Bindings are tried in order; the first one whose operation can run now wins. One whose operation cannot
 /// apply (pop at the root, dismiss with nothing presented, a busy container) is skipped. If none applies, the
 /// gesture still begins and is reported as blocked (with its rubber band), so a shell can show that there is
-/// nowhere to go; an edge with no binding at all never begins.
+/// nowhere to go; an edge or a direction with no binding at all never begins.
 public struct Binding: Hashable, Sendable, Codable {
-    public var edge: Edge
+    /// What starts it: an edge, or a multi-finger swipe's direction.
+    public var trigger: GestureTrigger
     /// The kinds of device it listens to; empty means all.
     public var deviceKinds: [DeviceKind]
-    /// How many fingers may be down when the swipe begins.
+    /// How many fingers may be down when the gesture begins.
     public var fingers: ClosedRange<Int>
     public var container: String
     public var operation: TransitionOperation
     /// `nil` uses the engine's default animator.
     public var animator: Animator?
-    /// `nil` uses the device kind's default reference.
+    /// `nil` uses the device kind's default reference (for swipes, the kind's swipe reference for the axis).
     public var reference: PercentReference?
     /// `nil` uses the device kind's default decision.
     public var decision: ReleaseDecision?
 
+    /// An edge binding.
     public init(
         edge: Edge, deviceKinds: [DeviceKind] = [], fingers: ClosedRange<Int> = 1...10, container: String,
         operation: TransitionOperation, animator: Animator? = nil, reference: PercentReference? = nil,
         decision: ReleaseDecision? = nil
     ) {
-        self.edge = edge
+        self.init(
+            trigger: .edge(edge), deviceKinds: deviceKinds, fingers: fingers, container: container, operation: operation,
+            animator: animator, reference: reference, decision: decision)
+    }
+
+    /// A multi-finger swipe binding: `fingers` fingers moving `direction` anywhere on the device.
+    public init(
+        swipe direction: SwipeDirection, deviceKinds: [DeviceKind] = [], fingers: ClosedRange<Int> = 3...3,
+        container: String, operation: TransitionOperation, animator: Animator? = nil,
+        reference: PercentReference? = nil, decision: ReleaseDecision? = nil
+    ) {
+        self.init(
+            trigger: .swipe(direction), deviceKinds: deviceKinds, fingers: fingers, container: container,
+            operation: operation, animator: animator, reference: reference, decision: decision)
+    }
+
+    public init(
+        trigger: GestureTrigger, deviceKinds: [DeviceKind], fingers: ClosedRange<Int>, container: String,
+        operation: TransitionOperation, animator: Animator?, reference: PercentReference?, decision: ReleaseDecision?
+    ) {
+        self.trigger = trigger
         self.deviceKinds = deviceKinds
         self.fingers = fingers
         self.container = container
@@ -71,6 +94,11 @@ public struct Binding: Hashable, Sendable, Codable {
         self.reference = reference
         self.decision = decision
     }
+
+    /// The edge of an edge binding; `nil` for a swipe binding.
+    public var edge: Edge? { trigger.edge }
+    /// The direction of a swipe binding; `nil` for an edge binding.
+    public var direction: SwipeDirection? { trigger.direction }
 
     public func listens(to kind: DeviceKind) -> Bool { deviceKinds.isEmpty || deviceKinds.contains(kind) }
 }
@@ -82,19 +110,22 @@ public struct DeviceKindSettings: Hashable, Sendable, Codable {
     public var reference: PercentReference
     /// The size assumed for devices of this kind that report no resolution.
     public var assumedSize: MillimeterSize
+    /// Multi-finger swipes: the axis lock, the default references, the detector's finger counting.
+    public var swipe: SwipeSettings
     public init(
         recognizer: EdgeRecognizerSettings, decision: ReleaseDecision, reference: PercentReference,
-        assumedSize: MillimeterSize
+        assumedSize: MillimeterSize, swipe: SwipeSettings
     ) {
         self.recognizer = recognizer
         self.decision = decision
         self.reference = reference
         self.assumedSize = assumedSize
+        self.swipe = swipe
     }
     public static func defaults(for kind: DeviceKind) -> DeviceKindSettings {
         DeviceKindSettings(
             recognizer: .defaults(for: kind), decision: .defaults(for: kind), reference: .defaults(for: kind),
-            assumedSize: TouchDevice.defaultAssumedSize(for: kind))
+            assumedSize: TouchDevice.defaultAssumedSize(for: kind), swipe: .defaults(for: kind))
     }
 }
 
