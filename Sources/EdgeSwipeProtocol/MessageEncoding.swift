@@ -133,8 +133,16 @@ public struct EncodedBatch: Sendable {
     private mutating func appendGesture(_ e: GestureEvent) {
         let time = e.time.microseconds
         begin(time)
-        w.raw(#","edge":"#)
-        w.string(e.edge.rawValue)
+        w.raw(#","kind":"#)
+        w.string(e.kind.rawValue)
+        switch e.trigger {
+        case .edge(let edge):
+            w.raw(#","edge":"#)
+            w.string(edge.rawValue)
+        case .swipe(let direction):
+            w.raw(#","direction":"#)
+            w.string(direction.rawValue)
+        }
         w.raw(#","state":"#)
         w.string(e.state.rawValue)
         w.raw(#","device":"#)
@@ -172,9 +180,9 @@ public struct EncodedBatch: Sendable {
             w.raw(#","animation":"#)
             w.animation(spec)
         }
-        if let failure = e.failure {
+        if let failure = e.failureReason {
             w.raw(#","reason":"#)
-            w.string(failure.rawValue)
+            w.string(failure)
         }
         end(.gesture, time: time, role: progress ? .progress(.gesture(e.device)) : .essential)
     }
@@ -215,6 +223,14 @@ public struct EncodedBatch: Sendable {
         if let device = e.device {
             w.raw(#","device":"#)
             w.integer(UInt64(device.rawValue))
+        }
+        if let swipe = e.swipe {
+            w.raw(#","swipe_direction":"#)
+            w.string(swipe.rawValue)
+        }
+        if let fingers = e.swipeFingers {
+            w.raw(#","swipe_fingers":"#)
+            w.integer(fingers)
         }
         if let spec = e.animation {
             w.raw(#","animation":"#)
@@ -564,8 +580,16 @@ extension JSONWriter {
         raw(#","bindings":["#)
         for (i, b) in c.bindings.enumerated() {
             if i > 0 { byte(UInt8(ascii: ",")) }
-            raw(#"{"edge":"#)
-            string(b.edge.rawValue)
+            raw(#"{"gesture":"#)
+            string(b.gesture.rawValue)
+            if let edge = b.edge {
+                raw(#","edge":"#)
+                string(edge.rawValue)
+            }
+            if let direction = b.direction {
+                raw(#","direction":"#)
+                string(direction.rawValue)
+            }
             raw(#","container":"#)
             string(b.container)
             raw(#","operation":"#)

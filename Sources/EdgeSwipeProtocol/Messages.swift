@@ -144,11 +144,16 @@ public struct HelloMessage: Hashable, Sendable, Codable {
     }
 }
 
-/// A screen-edge-pan recognizer's state (topic `gesture`).
+/// A gesture recognizer's state (topic `gesture`): a screen-edge pan, or a multi-finger swipe.
 public struct GestureMessage: Hashable, Sendable, Codable {
     public var seq: UInt64
     public var timeUS: UInt64
-    public var edge: Edge
+    /// `edge` or `swipe`; a string, so that a newer server's kinds still decode (absent: `edge`).
+    public var kind: String
+    /// An edge gesture's edge.
+    public var edge: Edge?
+    /// A swipe's direction (`left`, `right`, `up`, `down`).
+    public var direction: SwipeDirection?
     public var state: GestureState
     public var device: UInt32
     public var deviceKind: DeviceKind
@@ -175,12 +180,35 @@ public struct GestureMessage: Hashable, Sendable, Codable {
     public var reason: String?
 
     enum CodingKeys: String, CodingKey {
-        case seq, edge, state, device, fingers, location, progress, transition, blocked, overscroll, animation, reason
+        case seq, kind, edge, direction, state, device, fingers, location, progress, transition, blocked, overscroll, animation, reason
         case timeUS = "time_us"
         case deviceKind = "device_kind"
         case translationMM = "translation_mm"
         case velocityMMPerS = "velocity_mm_s"
         case overscrollMM = "overscroll_mm"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        seq = try c.decode(UInt64.self, forKey: .seq)
+        timeUS = try c.decode(UInt64.self, forKey: .timeUS)
+        kind = try c.decodeIfPresent(String.self, forKey: .kind) ?? "edge"
+        edge = try c.decodeIfPresent(Edge.self, forKey: .edge)
+        direction = try c.decodeIfPresent(SwipeDirection.self, forKey: .direction)
+        state = try c.decode(GestureState.self, forKey: .state)
+        device = try c.decode(UInt32.self, forKey: .device)
+        deviceKind = try c.decode(DeviceKind.self, forKey: .deviceKind)
+        fingers = try c.decode(Int.self, forKey: .fingers)
+        location = try c.decode(Vector2.self, forKey: .location)
+        translationMM = try c.decode(Vector2.self, forKey: .translationMM)
+        velocityMMPerS = try c.decode(Vector2.self, forKey: .velocityMMPerS)
+        progress = try c.decode(Bool.self, forKey: .progress)
+        transition = try c.decodeIfPresent(UInt64.self, forKey: .transition)
+        blocked = try c.decodeIfPresent(String.self, forKey: .blocked)
+        overscroll = try c.decodeIfPresent(Double.self, forKey: .overscroll)
+        overscrollMM = try c.decodeIfPresent(Double.self, forKey: .overscrollMM)
+        animation = try c.decodeIfPresent(AnimationInfo.self, forKey: .animation)
+        reason = try c.decodeIfPresent(String.self, forKey: .reason)
     }
 
     /// The displacement at `timeUS`: the finger's while it is down, then the spring back to exactly 0.
@@ -291,6 +319,9 @@ public struct TransitionMessage: Hashable, Sendable, Codable {
     public var presentationStyle: PresentationStyle?
     public var edge: Edge?
     public var device: UInt32?
+    /// The direction and finger count of the multi-finger swipe that drives it.
+    public var swipeDirection: SwipeDirection?
+    public var swipeFingers: Int?
     /// On the event that starts a run-out.
     public var animation: AnimationInfo?
     public var geometry: GeometryInfo
@@ -298,6 +329,8 @@ public struct TransitionMessage: Hashable, Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case seq, id, operation, container, from, to, direction, phase, percent, velocity, interactive, progress
         case edge, device, animation, geometry
+        case swipeDirection = "swipe_direction"
+        case swipeFingers = "swipe_fingers"
         case timeUS = "time_us"
         case presentationStyle = "presentation_style"
     }

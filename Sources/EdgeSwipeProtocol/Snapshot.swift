@@ -42,9 +42,14 @@ public struct ConfigSummary: Hashable, Sendable, Codable {
     }
 }
 
-/// One binding: which edge drives which operation on which container.
+/// One binding: which edge (or multi-finger swipe) drives which operation on which container.
 public struct BindingSummary: Hashable, Sendable, Codable {
-    public var edge: Edge
+    /// `edge` or `swipe`; absent from servers that knew only edges.
+    public var gesture: GestureKind
+    /// An edge binding's edge.
+    public var edge: Edge?
+    /// A swipe binding's direction.
+    public var direction: SwipeDirection?
     public var container: String
     public var operation: String
     /// Empty means every kind.
@@ -60,8 +65,12 @@ public struct BindingSummary: Hashable, Sendable, Codable {
         }
     }
 
-    public init(edge: Edge, container: String, operation: String, deviceKinds: [DeviceKind], fingers: FingerRange) {
-        self.edge = edge
+    public init(
+        trigger: GestureTrigger, container: String, operation: String, deviceKinds: [DeviceKind], fingers: FingerRange
+    ) {
+        self.gesture = trigger.kind
+        self.edge = trigger.edge
+        self.direction = trigger.direction
         self.container = container
         self.operation = operation
         self.deviceKinds = deviceKinds
@@ -70,13 +79,24 @@ public struct BindingSummary: Hashable, Sendable, Codable {
 
     public init(_ b: Binding) {
         self.init(
-            edge: b.edge, container: b.container, operation: b.operation.name, deviceKinds: b.deviceKinds,
+            trigger: b.trigger, container: b.container, operation: b.operation.name, deviceKinds: b.deviceKinds,
             fingers: FingerRange(min: b.fingers.lowerBound, max: b.fingers.upperBound))
     }
 
     enum CodingKeys: String, CodingKey {
-        case edge, container, operation, fingers
+        case gesture, edge, direction, container, operation, fingers
         case deviceKinds = "device_kinds"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        gesture = try c.decodeIfPresent(GestureKind.self, forKey: .gesture) ?? .edge
+        edge = try c.decodeIfPresent(Edge.self, forKey: .edge)
+        direction = try c.decodeIfPresent(SwipeDirection.self, forKey: .direction)
+        container = try c.decode(String.self, forKey: .container)
+        operation = try c.decode(String.self, forKey: .operation)
+        deviceKinds = try c.decode([DeviceKind].self, forKey: .deviceKinds)
+        fingers = try c.decode(FingerRange.self, forKey: .fingers)
     }
 }
 
