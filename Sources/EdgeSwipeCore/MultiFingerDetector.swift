@@ -210,15 +210,26 @@ public struct MultiFingerDetector: Sendable {
 
     private enum Judgement { case undecided, swipe, notSwipe }
 
-    /// libinput's `tp_gesture_detect_motion_gestures` for `count` fingers: the two touches furthest apart
-    /// horizontally are judged.
+    /// libinput's `tp_gesture_detect_motion_gestures` for `count` fingers: two touches far apart are judged
+    /// (libinput takes its leftmost and rightmost; here the leftmost and the touch furthest from it, so that
+    /// fingers side by side along a vertical line are judged as well).
     private mutating func judge(count: Int, since: MonotonicInstant, at time: MonotonicInstant) -> Judgement {
-        var a: Int? = nil, b: Int? = nil
+        var a: Int? = nil
         for i in fingers.indices where fingers[i].id >= 0 && !fingers[i].thumb {
             if a.map({ fingers[i].position.x < fingers[$0].position.x }) ?? true { a = i }
-            if b.map({ fingers[i].position.x > fingers[$0].position.x }) ?? true { b = i }
         }
-        guard let first = a, let second = b, first != second else { return .undecided }
+        guard let first = a else { return .undecided }
+        var b: Int? = nil
+        var furthest = -1.0
+        for i in fingers.indices where i != first && fingers[i].id >= 0 && !fingers[i].thumb {
+            let dx = (fingers[i].position.x - fingers[first].position.x) * size.width.value
+            let dy = (fingers[i].position.y - fingers[first].position.y) * size.height.value
+            if dx * dx + dy * dy > furthest {
+                furthest = dx * dx + dy * dy
+                b = i
+            }
+        }
+        guard let second = b else { return .undecided }
         let m1 = moved(first), m2 = moved(second)
         let d1 = m1.length.value, d2 = m2.length.value
         let minMove = 1.5 + 0.5 * Double(count - 2)
