@@ -175,7 +175,9 @@ public struct EngineConfiguration: Hashable, Sendable, Codable {
     /// - left: back (pop `app`), else the previous tab of `shell`;
     /// - right: the next tab of `shell`;
     /// - top: present `notifications` as a custom card over `overlay`, or dismiss what is presented;
-    /// - bottom: dismiss what `overlay` presents, else present `overview` full-screen.
+    /// - bottom: dismiss what `overlay` presents, else present `overview` full-screen;
+    /// - three fingers moving left: the next tab of `shell`; moving right: the previous one (GNOME's workspace
+    ///   swipe).
     public static let `default` = EngineConfiguration(
         containers: [
             Container(name: "shell", content: .tabs(tabs: ["launcher", "home", "settings"], selected: 1)),
@@ -195,5 +197,7 @@ public struct EngineConfiguration: Hashable, Sendable, Codable {
             Binding(
                 edge: .bottom, container: "overlay",
                 operation: .present(scene: "overview", style: .fullScreen, frame: nil)),
+            Binding(swipe: .left, fingers: 3...3, container: "shell", operation: .nextTab),
+            Binding(swipe: .right, fingers: 3...3, container: "shell", operation: .previousTab),
         ])
 }

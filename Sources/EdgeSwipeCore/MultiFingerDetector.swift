@@ -67,8 +67,12 @@ public struct MultiFingerDetector: Sendable {
     /// Fingers down (thumbs included).
     public private(set) var down = 0
 
-    /// The centroid of the fingers down (thumbs left out), or `nil` with none.
-    public var centroid: NormalizedPoint? {
+    /// The centroid of the fingers down (thumbs left out); once they lifted, where it was last; `nil` before any
+    /// finger landed.
+    public var centroid: NormalizedPoint? { currentCentroid ?? lastCentroid }
+    private var lastCentroid: NormalizedPoint?
+
+    private var currentCentroid: NormalizedPoint? {
         var x = 0.0, y = 0.0, n = 0.0
         for f in fingers where f.id >= 0 && !f.thumb {
             x += f.position.x
@@ -112,6 +116,7 @@ public struct MultiFingerDetector: Sendable {
                 fingers[i].position = p
             case .up, .cancel:
                 guard let i = slot(of: t.id) else { continue }
+                if let c = currentCentroid { lastCentroid = c }
                 fingers[i] = Finger()
                 down = max(0, down - 1)
                 lifted = true

@@ -89,9 +89,10 @@ public struct SwipeSettings: Hashable, Sendable, Codable {
     /// `DRAG_THRESHOLD_DISTANCE` (16 units of libinput's unaccelerated deltas, `js/ui/swipeTracker.js`;
     /// libadwaita's `src/adw-swipe-tracker.c` uses the same), 1.52 mm at libinput's 10.52 units per mm.
     public var lockDistance: Millimeters
-    /// What 100 % is when the binding names no reference: on touchpads GNOME's `TOUCHPAD_BASE_WIDTH` 400 and
-    /// `TOUCHPAD_BASE_HEIGHT` 300 units (38.0 and 28.5 mm; niri's `WORKSPACE_GESTURE_MOVEMENT` is 300 units),
-    /// on screens the screen's extent (capped at 250 mm), so the scene follows the fingers one to one.
+    /// What 100 % is when the binding names no reference: on touchpads niri's `WORKSPACE_GESTURE_MOVEMENT`, 300
+    /// unaccelerated units (28.5 mm) on both axes, which is GNOME Shell's `TOUCHPAD_BASE_HEIGHT` too (its
+    /// `TOUCHPAD_BASE_WIDTH` is 400, 38 mm: see ARCHITECTURE.md for why 300); on screens the screen's extent
+    /// (capped at 250 mm), so the scene follows the fingers one to one.
     public var horizontalReference: PercentReference
     public var verticalReference: PercentReference
     /// How long after the first finger lands a finger still counts toward the swipe (the detector, on screens
@@ -126,7 +127,7 @@ public struct SwipeSettings: Hashable, Sendable, Codable {
 
     public static let touchpad = SwipeSettings(
         lockDistance: Millimeters(16 / libinputUnitsPerMillimeter),
-        horizontalReference: .millimeters(400 / libinputUnitsPerMillimeter),
+        horizontalReference: .millimeters(300 / libinputUnitsPerMillimeter),
         verticalReference: .millimeters(300 / libinputUnitsPerMillimeter),
         fingerWindow: .milliseconds(150), switchTimeout: .milliseconds(100), minimumFingers: 3)
 

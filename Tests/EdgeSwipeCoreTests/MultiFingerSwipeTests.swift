@@ -11,7 +11,7 @@ struct MultiFingerSwipeTests {
     /// The default scene graph with 3-finger swipes: left and right switch tabs of `shell` (left shows the next
     /// one, as GNOME's workspaces do), up presents `overview` on `overlay`, down dismisses it; 60 mm is 100 %.
     static func configuration(reference: PercentReference? = .millimeters(60), fingers: ClosedRange<Int> = 3...3) -> EngineConfiguration {
-        var c = EngineConfiguration.default
+        var c = Self.edgesOnly
         c.bindings += [
             Binding(swipe: .left, fingers: fingers, container: "shell", operation: .nextTab, reference: reference),
             Binding(swipe: .right, fingers: fingers, container: "shell", operation: .previousTab, reference: reference),
@@ -20,6 +20,13 @@ struct MultiFingerSwipeTests {
         ]
         return c
     }
+
+    /// The default configuration without its swipe bindings.
+    static let edgesOnly: EngineConfiguration = {
+        var c = EngineConfiguration.default
+        c.bindings = c.bindings.filter { $0.direction == nil }
+        return c
+    }()
 
     /// Where a swipe starts so that its travel stays on the device: opposite its direction.
     static func center(for direction: SwipeDirection) -> (x: Double, y: Double) {
@@ -143,16 +150,16 @@ struct MultiFingerSwipeTests {
         #expect(events.gestures.allSatisfy { $0.trigger == .swipe(.left) })
     }
 
-    @Test("GNOME's touchpad reference: 400 units (38 mm) horizontally, 300 (28.5 mm) vertically")
+    @Test("niri's touchpad reference: 300 units (28.5 mm) on both axes")
     func defaultReferences() throws {
         let device = TestDevices.synapticsI2C
         var engine = Engine(configuration: Self.configuration(reference: nil), touchpadSwipes: .libinputGestures)
         var events: [EngineEvent] = []
         engine.addDevice(device, at: .zero, into: &events)
-        // 19 mm left: half of 38 mm.
-        var t = Self.libinputSwipe(&engine, device: device, deltas: Self.repeated(-1, 0, 19) + Self.repeated(0, 0, 25), into: &events)
+        // 12 mm left: 42 % of 28.5 mm.
+        var t = Self.libinputSwipe(&engine, device: device, deltas: Self.repeated(-1, 0, 12) + Self.repeated(0, 0, 25), into: &events)
         let horizontal = try #require(events.transitions.last { $0.phase == .changed })
-        #expect(abs(horizontal.percent.value - 19 / (400 / SwipeSettings.libinputUnitsPerMillimeter)) < 1e-9)
+        #expect(abs(horizontal.percent.value - 12 / (300 / SwipeSettings.libinputUnitsPerMillimeter)) < 1e-9)
         engine.tickUntilSettled(into: &events)
         events.removeAll()
         // 14.25 mm up: half of 28.5 mm.
@@ -202,7 +209,7 @@ struct MultiFingerSwipeTests {
         #expect(swiped.gestures.allSatisfy { $0.kind == .swipe })
         #expect(swiped.transitions.first?.to == "launcher", "the previous tab")
         #expect(swiped.terminalPhases == [.completed])
-        var edgesOnly = Engine(configuration: .default)
+        var edgesOnly = Engine(configuration: Self.edgesOnly)
         let edged = edgesOnly.play(.multiFingerSwipe(swipe, on: device), on: device)
         #expect(edged.gestures.allSatisfy { $0.kind == .edge && $0.edge == .left })
         #expect(edged.transitions.first?.to == "launcher", "the left edge's second binding (the app is at its root): the previous tab")
