@@ -91,6 +91,9 @@ public struct MultiFingerDetector: Sendable {
     /// Feeds one frame; returns the swipe events it makes, in order (at most three: an end, a begin, an update).
     public mutating func handle(_ frame: TouchFrame) -> ActionList<SwipeGestureInput> {
         var out = ActionList<SwipeGestureInput>()
+        // Where the fingers were before this frame: what is reported once the last of them lifted in it.
+        let before = currentCentroid
+        defer { lastCentroid = currentCentroid ?? before ?? lastCentroid }
         // The average delta of the touches that moved, in mm; landings and lifts move nothing.
         var sumX = 0.0, sumY = 0.0, moved = 0.0
         var landed = false, lifted = false
@@ -116,7 +119,6 @@ public struct MultiFingerDetector: Sendable {
                 fingers[i].position = p
             case .up, .cancel:
                 guard let i = slot(of: t.id) else { continue }
-                if let c = currentCentroid { lastCentroid = c }
                 fingers[i] = Finger()
                 down = max(0, down - 1)
                 lifted = true
