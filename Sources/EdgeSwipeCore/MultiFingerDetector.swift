@@ -67,10 +67,13 @@ public struct MultiFingerDetector: Sendable {
     /// Fingers down (thumbs included).
     public private(set) var down = 0
 
-    /// The centroid of the fingers down (thumbs left out); once they lifted, where it was last; `nil` before any
-    /// finger landed.
-    public var centroid: NormalizedPoint? { currentCentroid ?? lastCentroid }
+    /// The centroid of the fingers down (thumbs left out); once one of them lifted, where it was just before
+    /// (fingers lift one by one, and the last one's position is not where the hand was); `nil` before any finger
+    /// landed.
+    public var centroid: NormalizedPoint? { lifting ? lastCentroid : currentCentroid ?? lastCentroid }
     private var lastCentroid: NormalizedPoint?
+    /// A finger lifted since the last landing.
+    private var lifting = false
 
     private var currentCentroid: NormalizedPoint? {
         var x = 0.0, y = 0.0, n = 0.0
@@ -91,9 +94,9 @@ public struct MultiFingerDetector: Sendable {
     /// Feeds one frame; returns the swipe events it makes, in order (at most three: an end, a begin, an update).
     public mutating func handle(_ frame: TouchFrame) -> ActionList<SwipeGestureInput> {
         var out = ActionList<SwipeGestureInput>()
-        // Where the fingers were before this frame: what is reported once the last of them lifted in it.
+        // Where the fingers were before this frame: what is reported once one of them lifted in it.
         let before = currentCentroid
-        defer { lastCentroid = currentCentroid ?? before ?? lastCentroid }
+        defer { if !lifting { lastCentroid = currentCentroid ?? before ?? lastCentroid } }
         // The average delta of the touches that moved, in mm; landings and lifts move nothing.
         var sumX = 0.0, sumY = 0.0, moved = 0.0
         var landed = false, lifted = false
@@ -109,6 +112,7 @@ public struct MultiFingerDetector: Sendable {
                 fingers[i] = Finger(id: t.id, position: p, landing: p, thumb: false)
                 down += 1
                 landed = true
+                lifting = false
             case .motion:
                 guard let i = slot(of: t.id) else { continue }
                 if !fingers[i].thumb {
@@ -119,9 +123,11 @@ public struct MultiFingerDetector: Sendable {
                 fingers[i].position = p
             case .up, .cancel:
                 guard let i = slot(of: t.id) else { continue }
+                if !lifting { lastCentroid = before }
                 fingers[i] = Finger()
                 down = max(0, down - 1)
                 lifted = true
+                lifting = true
             }
         }
         let delta = moved > 0 ? MillimeterVector(x: sumX / moved, y: sumY / moved) : .zero
@@ -192,6 +198,7 @@ public struct MultiFingerDetector: Sendable {
 
     /// The device's touches are lost (events dropped, device removed): forget them without a word.
     public mutating func reset() {
+        lifting = false
         for i in fingers.indices { fingers[i] = Finger() }
         down = 0
         phase = .idle
