@@ -67,6 +67,13 @@ public struct Engine: Sendable {
             }
         }
 
+        func mask(for kind: DeviceKind) -> UInt16 {
+            switch kind {
+            case .touchscreen: touchscreen
+            case .touchpad: touchpad
+            }
+        }
+
         func wants(_ fingers: Int, on kind: DeviceKind) -> Bool {
             guard (0...15).contains(fingers) else { return false }
             switch kind {
@@ -208,7 +215,7 @@ public struct Engine: Sendable {
             }
             recognize(event, device: index, into: &events)
         }
-        for input in devices[index].detector.handle(frame) {
+        for input in devices[index].detector.handle(frame, wanted: boundSwipes.mask(for: devices[index].device.kind)) {
             swipeInput(input, device: index, into: &events)
         }
     }

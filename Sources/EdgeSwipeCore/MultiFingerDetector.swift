@@ -92,7 +92,12 @@ public struct MultiFingerDetector: Sendable {
     }
 
     /// Feeds one frame; returns the swipe events it makes, in order (at most three: an end, a begin, an update).
-    public mutating func handle(_ frame: TouchFrame) -> ActionList<SwipeGestureInput> {
+    ///
+    /// `wanted` has bit n set when some binding wants n fingers. On screens, whose count is fixed at the start, a
+    /// swipe of a count no binding wants does not start: the detector keeps counting, so that a finger landing
+    /// late (after the window) can still make it the swipe a binding wants. Touchpads start whatever libinput
+    /// would, and change count as libinput does.
+    public mutating func handle(_ frame: TouchFrame, wanted: UInt16 = .max) -> ActionList<SwipeGestureInput> {
         var out = ActionList<SwipeGestureInput>()
         // Where the fingers were before this frame: what is reported once one of them lifted in it.
         let before = currentCentroid
@@ -159,6 +164,8 @@ public struct MultiFingerDetector: Sendable {
             if !isTouchpad && time - first < settings.fingerWindow { return out }
             switch judge(count: count, since: since, at: time) {
             case .undecided:
+                break
+            case .swipe where settings.switchTimeout == nil && wanted & (1 << UInt16(count)) == 0:
                 break
             case .swipe:
                 phase = .swiping(fingers: count, pending: nil)

@@ -300,6 +300,20 @@ struct MultiFingerSwipeTests {
         #expect(events.gestures.allSatisfy { $0.fingers == 3 })
     }
 
+    @Test("screen: a third finger landing 200 ms after the first still makes the 3-finger swipe a binding wants")
+    func lateThirdFinger() {
+        let device = TestDevices.cintiq
+        var engine = Engine(configuration: Self.configuration())
+        // Two fingers land and start moving left; the third lands 200 ms after the first, past the 150 ms window.
+        let swipe = MultiFingerSwipe(
+            fingers: 3, direction: .left, travelMM: 42, duration: .milliseconds(500), center: Self.center(for: .left),
+            spacingMM: 15, landingStagger: .milliseconds(100), settle: .zero)
+        let events = engine.play(.multiFingerSwipe(swipe, on: device), on: device)
+        #expect(events.gestures.first?.fingers == 3)
+        #expect(events.gestures.allSatisfy { $0.kind == .swipe })
+        #expect(events.terminalPhases == [.completed])
+    }
+
     @Test("touchpad: a finger lifting mid-swipe for longer than 100 ms cancels, as libinput's count switch does")
     func fingerLiftedMidSwipe() {
         let device = TestDevices.synapticsI2C
