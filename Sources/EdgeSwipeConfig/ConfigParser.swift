@@ -1,5 +1,6 @@
 import EdgeSwipeCore
 import Foundation
+import Glibc
 import TOMLKit
 
 /// Reads EdgeSwipe's TOML configuration (`config/default.toml` documents every key).
@@ -7,15 +8,59 @@ import TOMLKit
 /// TOMLKit parses the syntax; this type checks the meaning. Every error names the file and the line of the
 /// key at fault, and says what was expected, so `edgeswiped --check-config` can point at the problem.
 public enum ConfigParser {
+    /// A configuration is a few kilobytes; a file larger than this is not one.
+    public static let maxFileBytes = 1 << 20
+
     /// Reads and parses the file at `path`.
     public static func load(path: String) throws(ConfigError) -> EdgeSwipeSettings {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw ConfigError(file: path, line: nil, message: "cannot read the file: \(error.localizedDescription)")
+        let bytes = try read(path)
+        if let bad = UTF8Check.firstInvalidOffset(bytes) {
+            let lineStart = bytes[..<bad].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+            let line = bytes[..<bad].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+            throw ConfigError(
+                file: path, line: line,
+                message: "not UTF-8 text: byte 0x\(String(bytes[bad], radix: 16, uppercase: true)) at column \(bad - lineStart + 1); a configuration file is TOML text")
         }
-        return try parse(text, file: path)
+        return try parse(String(decoding: bytes, as: UTF8.self), file: path)
+    }
+
+    /// The bytes of a regular file of at most ``maxFileBytes``; anything else is refused saying what it is. Opened
+    /// without blocking, so that a FIFO is refused rather than waited on.
+    private static func read(_ path: String) throws(ConfigError) -> [UInt8] {
+        func unreadable(_ message: String) -> ConfigError { ConfigError(file: path, line: nil, message: message, isUnreadable: true) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { throw unreadable("cannot read the file: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw unreadable("cannot read the file: \(String(cString: strerror(errno)))") }
+        let kind: String? =
+            switch st.st_mode & S_IFMT {
+            case S_IFREG: nil
+            case S_IFIFO: "a FIFO (named pipe)"
+            case S_IFCHR: "a character device"
+            case S_IFBLK: "a block device"
+            case S_IFDIR: "a directory"
+            case S_IFSOCK: "a socket"
+            default: "not a file"
+            }
+        if let kind { throw unreadable("is \(kind), not a regular file; a configuration is a TOML file") }
+        guard Int(st.st_size) <= maxFileBytes else {
+            throw unreadable("is \(st.st_size) bytes; a configuration file is at most \(maxFileBytes) bytes")
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(st.st_size))
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while bytes.count <= maxFileBytes {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw unreadable("cannot read the file: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        guard bytes.count <= maxFileBytes else { throw unreadable("is more than \(maxFileBytes) bytes; a configuration file is at most that") }
+        return bytes
     }
 
     /// Parses configuration text; `file` is only used in error messages.
@@ -42,10 +87,12 @@ public enum ConfigParser {
         }
 
         let daemonSection = try top.section("daemon")
-        try daemonSection.only(["tick_hz", "seat"])
+        try daemonSection.only(["tick_hz", "seat", "max_clients", "stall_timeout_s"])
         let daemon = DaemonSettings(
             tickHz: try daemonSection.int("tick_hz", default: 120, in: 1...1000) ?? 120,
-            seat: try daemonSection.string("seat", default: "seat0", nonEmpty: true) ?? "seat0")
+            seat: try daemonSection.string("seat", default: "seat0", nonEmpty: true) ?? "seat0",
+            maxClients: try daemonSection.int("max_clients", default: 1024, in: 1...65536) ?? 1024,
+            stallTimeoutSeconds: try daemonSection.int("stall_timeout_s", default: 30, in: 1...3600) ?? 30)
 
         let transition = try top.section("transition")
         try transition.only(["threshold", "flick_velocity", "completion_speed", "completion_curve", "spring_response_ms", "animator"])
@@ -63,6 +110,12 @@ public enum ConfigParser {
         // the defaults, so a file that only tunes a zone keeps working edges.
         let defaults = EngineConfiguration.default
         let containers = top.value("containers") == nil ? defaults.containers : try top.containers()
+        let stateSize = StateLimits.size(of: containers)
+        if stateSize > StateLimits.maxStateBytes {
+            throw ConfigError(
+                file: file, line: map.line(of: "containers[0]"),
+                message: "the containers' initial state measures \(stateSize) bytes, over the \(StateLimits.maxStateBytes) the daemon keeps (fewer or shorter names)")
+        }
         let bindings: [Binding]
         if top.value("bindings") == nil {
             bindings = defaults.bindings

@@ -5,7 +5,8 @@ extension EdgeSwipeSettings {
     /// output gives these settings back (`edgeswiped --check-config` prints it).
     public func renderTOML() -> String {
         var out = "# Effective EdgeSwipe configuration\nversion = 1\n\n[daemon]\n"
-        out += "tick_hz = \(daemon.tickHz)\nseat = \(q(daemon.seat))\n\n[transition]\n"
+        out += "tick_hz = \(daemon.tickHz)\nseat = \(q(daemon.seat))\nmax_clients = \(daemon.maxClients)\n"
+        out += "stall_timeout_s = \(daemon.stallTimeoutSeconds)\n\n[transition]\n"
         out += "threshold = \(n(engine.touchscreen.decision.threshold.value))\n"
         out += "flick_velocity = \(n(engine.touchscreen.decision.flickVelocity.value))\n"
         out += "completion_speed = \(n(engine.completionSpeed))\n"

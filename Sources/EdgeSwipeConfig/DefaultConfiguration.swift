@@ -16,6 +16,11 @@ version = 1
 tick_hz = 120
 # libinput seat for the udev backend.
 seat = "seat0"
+# Clients connected at once. Past it, a new client gets a goodbye with reason "too-many-clients".
+max_clients = 1024
+# A client that reads nothing for this long (seconds) while messages wait for it is disconnected
+# (goodbye "backlog-exceeded"), before its backlog reaches the bound.
+stall_timeout_s = 30
 
 [transition]
 # Finish when the release position, projected forward by the release velocity, reaches this.

@@ -73,6 +73,23 @@ struct Section {
         return s
     }
 
+    /// A scene, tab, child or container name, within ``StateLimits``' rules for names.
+    func requiredName(_ k: String) throws(ConfigError) -> String {
+        let s = try required(k)
+        if let problem = StateLimits.nameProblem(s) { throw error(k, "'\(k)' \(problem)") }
+        return s
+    }
+
+    /// A list of names, each within ``StateLimits``' rules, and at most `limit` of them.
+    func names(_ k: String, limit: Int, of what: String) throws(ConfigError) -> [String]? {
+        guard let list = try strings(k) else { return nil }
+        guard list.count <= limit else { throw error(k, "'\(k)' holds \(list.count) \(what); at most \(limit) are allowed") }
+        for (i, name) in list.enumerated() {
+            if let problem = StateLimits.nameProblem(name) { throw error(k, "'\(k)'[\(i)] \(problem)") }
+        }
+        return list
+    }
+
     func choice<T>(_ k: String, default d: T?, _ options: [(String, T)]) throws(ConfigError) -> T? {
         guard let s = try string(k, default: nil) else { return d }
         guard let found = options.first(where: { $0.0 == s }) else {
@@ -130,6 +147,17 @@ struct Section {
             out.append(Section(table: t, path: "\(key(k))[\(i)]", file: file, map: map))
         }
         return out
+    }
+
+    /// ``tables(_:)``, refused (at the first table past it) when there are more than `limit`.
+    func tables(_ k: String, limit: Int) throws(ConfigError) -> [Section] {
+        let all = try tables(k)
+        guard all.count <= limit else {
+            throw ConfigError(
+                file: file, line: map.line(of: "\(key(k))[\(limit)]"),
+                message: "\(all.count) [[\(key(k))]]; at most \(limit) are allowed")
+        }
+        return all
     }
 
     static func format(_ x: Double) -> String {
@@ -211,26 +239,26 @@ struct Section {
 
     func containers() throws(ConfigError) -> [Container] {
         var out: [Container] = []
-        for c in try tables("containers") {
+        for c in try tables("containers", limit: StateLimits.maxContainers) {
             try c.only(["name", "kind", "stack", "tabs", "selected", "base", "children", "active"])
-            let name = try c.required("name")
+            let name = try c.requiredName("name")
             if out.contains(where: { $0.name == name }) { throw c.error("name", "a container named '\(name)' already exists") }
             let kind = try c.choice("kind", default: nil as String?, [
                 ("navigation", "navigation"), ("tabs", "tabs"), ("modal", "modal"), ("custom", "custom"),
             ])
             switch kind {
             case "navigation":
-                let stack = try c.strings("stack") ?? []
+                let stack = try c.names("stack", limit: StateLimits.maxStackDepth, of: "scenes") ?? []
                 if stack.isEmpty { throw c.error("stack", "navigation container '\(name)' needs a non-empty 'stack' (root first)") }
                 out.append(Container(name: name, content: .navigation(stack: stack)))
             case "tabs":
-                let tabs = try c.strings("tabs") ?? []
+                let tabs = try c.names("tabs", limit: StateLimits.maxChoices, of: "tabs") ?? []
                 if tabs.isEmpty { throw c.error("tabs", "tabs container '\(name)' needs a non-empty 'tabs' list") }
                 out.append(Container(name: name, content: .tabs(tabs: tabs, selected: try c.index("selected", in: tabs))))
             case "modal":
-                out.append(Container(name: name, content: .modal(base: try c.required("base"), presented: [])))
+                out.append(Container(name: name, content: .modal(base: try c.requiredName("base"), presented: [])))
             case "custom":
-                let children = try c.strings("children") ?? []
+                let children = try c.names("children", limit: StateLimits.maxChoices, of: "children") ?? []
                 if children.isEmpty { throw c.error("children", "custom container '\(name)' needs a non-empty 'children' list") }
                 out.append(Container(name: name, content: .custom(children: children, active: try c.index("active", in: children))))
             default:
@@ -253,7 +281,7 @@ struct Section {
 
     func bindings(containers: [Container], animator defaultAnimator: Animator, springResponseMS: Double) throws(ConfigError) -> [Binding] {
         var out: [Binding] = []
-        for b in try tables("bindings") {
+        for b in try tables("bindings", limit: StateLimits.maxBindings) {
             try b.only([
                 "edge", "devices", "fingers", "container", "action", "scene", "tab", "style", "frame", "animator",
                 "reference", "reference_mm", "reference_fraction", "reference_cap_mm", "threshold", "flick_velocity",
@@ -317,7 +345,7 @@ struct Section {
         switch action {
         case "pop": op = .pop
         case "pop-to-root": op = .popToRoot
-        case "push": op = .push(scene: try required("scene"))
+        case "push": op = .push(scene: try requiredName("scene"))
         case "next-tab": op = .nextTab
         case "previous-tab": op = .previousTab
         case "select-tab":
@@ -327,12 +355,14 @@ struct Section {
             let style = try choice("style", default: .fullScreen, PresentationStyle.allCases.map { ($0.rawValue, $0) }) ?? .fullScreen
             var frame: NormalizedRect? = nil
             if let f = try numbers("frame") {
-                guard f.count == 4, f[2] > 0, f[3] > 0 else { throw error("frame", "'frame' must be [x, y, width, height] in the container's unit square") }
-                frame = NormalizedRect(x: f[0], y: f[1], width: f[2], height: f[3])
+                guard f.count == 4 else { throw error("frame", "'frame' must be [x, y, width, height] in the container's unit square") }
+                let rect = NormalizedRect(x: f[0], y: f[1], width: f[2], height: f[3])
+                if let problem = rect.validationProblem { throw error("frame", "'frame': \(problem)") }
+                frame = rect
             }
-            op = .present(scene: try required("scene"), style: style, frame: frame)
+            op = .present(scene: try requiredName("scene"), style: style, frame: frame)
         case "dismiss": op = .dismiss
-        case "show": op = .show(child: try required("scene"))
+        case "show": op = .show(child: try requiredName("scene"))
         default:
             throw error("action", "'action' must be one of pop, pop-to-root, push, next-tab, previous-tab, select-tab, present, dismiss, show (got \"\(action)\")")
         }

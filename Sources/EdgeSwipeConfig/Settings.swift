@@ -26,9 +26,15 @@ public struct EdgeSwipeSettings: Hashable, Sendable {
 public struct DaemonSettings: Hashable, Sendable {
     public var tickHz: Int = 120
     public var seat: String = "seat0"
-    public init(tickHz: Int = 120, seat: String = "seat0") {
+    /// Clients connected at once; past it a newcomer gets `goodbye` `too-many-clients`.
+    public var maxClients: Int = 1024
+    /// Seconds a client may read nothing while messages wait before it is disconnected.
+    public var stallTimeoutSeconds: Int = 30
+    public init(tickHz: Int = 120, seat: String = "seat0", maxClients: Int = 1024, stallTimeoutSeconds: Int = 30) {
         self.tickHz = tickHz
         self.seat = seat
+        self.maxClients = maxClients
+        self.stallTimeoutSeconds = stallTimeoutSeconds
     }
 }
 
@@ -86,10 +92,15 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
     public var file: String
     public var line: Int?
     public var message: String
-    public init(file: String, line: Int?, message: String) {
+    /// The file could not be read as a configuration at all (missing, unreadable, not a regular file, too large),
+    /// as opposed to read and found wrong: the daemon exits 66 for the one and 78 (1 for `--check-config`) for
+    /// the other.
+    public var isUnreadable: Bool
+    public init(file: String, line: Int?, message: String, isUnreadable: Bool = false) {
         self.file = file
         self.line = line
         self.message = message
+        self.isUnreadable = isUnreadable
     }
     /// `config.toml:12: edge zone must be between 0.5 and 30 mm (got 45)`.
     public var description: String {

@@ -117,6 +117,10 @@ public enum TransitionRefusal: Error, Hashable, Sendable, CustomStringConvertibl
     case busy(container: String, running: TransitionID)
     case notApplicable(container: String, reason: String)
     case unknownScene(container: String, scene: String)
+    /// The change would pass one of ``StateLimits``.
+    case limitExceeded(container: String, reason: String)
+    /// A scene name or a frame that no container may hold.
+    case invalid(container: String, reason: String)
 
     public var code: String {
         switch self {
@@ -125,6 +129,8 @@ public enum TransitionRefusal: Error, Hashable, Sendable, CustomStringConvertibl
         case .busy: "busy"
         case .notApplicable: "not-applicable"
         case .unknownScene: "unknown-scene"
+        case .limitExceeded: "limit-exceeded"
+        case .invalid: "invalid-field"
         }
     }
 
@@ -135,6 +141,8 @@ public enum TransitionRefusal: Error, Hashable, Sendable, CustomStringConvertibl
         case .busy(let c, let id): "container '\(c)' is running transition \(id.rawValue); one transition at a time"
         case .notApplicable(let c, let reason): "container '\(c)': \(reason)"
         case .unknownScene(let c, let scene): "container '\(c)' has no scene '\(scene)'"
+        case .limitExceeded(let c, let reason): "container '\(c)': \(reason)"
+        case .invalid(let c, let reason): "container '\(c)': \(reason)"
         }
     }
 }
@@ -177,6 +185,10 @@ extension Container {
         switch (content, operation) {
         case (.navigation(let stack), .push(let scene)):
             guard let top = stack.last else { return .failure(.notApplicable(container: name, reason: "empty stack")) }
+            if let problem = StateLimits.nameProblem(scene) { return .failure(.invalid(container: name, reason: "the scene name \(problem)")) }
+            guard stack.count < StateLimits.maxStackDepth else {
+                return .failure(.limitExceeded(container: name, reason: "the stack holds at most \(StateLimits.maxStackDepth) scenes"))
+            }
             return .success(horizontal(operation, top, scene, .forward, .navigation(stack: stack + [scene])))
         case (.navigation(let stack), .pop):
             guard stack.count > 1 else { return .failure(.notApplicable(container: name, reason: "already at the root")) }
@@ -201,6 +213,11 @@ extension Container {
             return wrongKind()
 
         case (.modal(let base, let presented), .present(let scene, let style, let frame)):
+            if let problem = StateLimits.nameProblem(scene) { return .failure(.invalid(container: name, reason: "the scene name \(problem)")) }
+            if let problem = frame?.validationProblem { return .failure(.invalid(container: name, reason: "frame: \(problem)")) }
+            guard presented.count < StateLimits.maxPresented else {
+                return .failure(.limitExceeded(container: name, reason: "at most \(StateLimits.maxPresented) scenes are presented at once"))
+            }
             if scene == base || presented.contains(where: { $0.scene == scene }) {
                 return .failure(.notApplicable(container: name, reason: "'\(scene)' is already on stage"))
             }

@@ -108,7 +108,8 @@ public struct TouchDevice: Hashable, Sendable, Codable {
         assumedSize: MillimeterSize? = nil, reportedSize: MillimeterSize? = nil, path: String = ""
     ) {
         self.id = id
-        self.name = name
+        // Names come from drivers and recordings; each device's name goes into every hello.
+        self.name = StateLimits.truncatedName(name)
         self.kind = kind
         self.x = x
         self.y = y

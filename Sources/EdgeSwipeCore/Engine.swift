@@ -6,7 +6,12 @@
 /// animates (``nextDeadline``), so an idle host sleeps.
 public struct Engine: Sendable {
     public private(set) var configuration: EngineConfiguration
-    public private(set) var containers: [Container]
+    public private(set) var containers: [Container] {
+        didSet { stateSize = StateLimits.size(of: containers) }
+    }
+    /// ``StateLimits/size(of:)`` of `containers`, kept current so that judging a request against the limit costs
+    /// one container's size.
+    private var stateSize: Int
     /// The latest time the engine has seen. Inputs stamped earlier are treated as happening now, so time never
     /// runs backward in the output.
     public private(set) var now: MonotonicInstant = .zero
@@ -43,6 +48,7 @@ public struct Engine: Sendable {
     public init(configuration: EngineConfiguration) {
         self.configuration = configuration
         self.containers = configuration.containers
+        self.stateSize = StateLimits.size(of: configuration.containers)
     }
 
     // MARK: - Inputs
@@ -387,7 +393,15 @@ public struct Engine: Sendable {
             throw .busy(container: containerName, running: busy.id)
         }
         switch containers[index].plan(operation) {
-        case .success(let plan): return (index, plan)
+        case .success(let plan):
+            let after = stateSize - StateLimits.size(of: containers[index])
+                + StateLimits.size(of: Container(name: containerName, content: plan.completedContent))
+            if after > StateLimits.maxStateBytes && after > stateSize {
+                throw .limitExceeded(
+                    container: containerName,
+                    reason: "the containers' state would measure \(after) bytes, over the \(StateLimits.maxStateBytes) the daemon keeps")
+            }
+            return (index, plan)
         case .failure(let refusal): throw refusal
         }
     }

@@ -45,9 +45,13 @@ public struct MonotonicInstant: Hashable, Comparable, Sendable, Codable, CustomS
     public static let zero = MonotonicInstant(microseconds: 0)
     public static func < (a: Self, b: Self) -> Bool { a.microseconds < b.microseconds }
 
-    /// The instant `span` later; a negative span never moves before zero.
+    /// The instant `span` later; a negative span never moves before zero, a large one saturates at the end of
+    /// time rather than wrap around to its beginning.
     public func advanced(by span: Microseconds) -> Self {
-        if span.value >= 0 { return Self(microseconds: microseconds &+ UInt64(span.value)) }
+        if span.value >= 0 {
+            let (sum, overflow) = microseconds.addingReportingOverflow(UInt64(span.value))
+            return Self(microseconds: overflow ? .max : sum)
+        }
         let back = UInt64(-span.value)
         return Self(microseconds: back > microseconds ? 0 : microseconds - back)
     }

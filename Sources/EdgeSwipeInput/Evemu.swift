@@ -89,13 +89,16 @@ public enum Evemu {
 
     // MARK: - Parsing
 
-    private struct DeviceBuilder {
+    struct DeviceBuilder {
         var name: String
         var id = InputID()
         var propertyBytes: [UInt8] = []
         var bitmasks: [UInt16: [UInt8]] = [:]
         var absInfo: [UInt16: AbsInfo] = [:]
         var events: [EvdevEvent] = []
+        /// Counted when events are not kept (a streamed recording's first pass).
+        var eventCount = 0
+        var firstEventTime: MonotonicInstant?
         /// A description read from a `.desc`, used as is.
         var external: EvdevDeviceDescription?
 
@@ -122,9 +125,12 @@ public enum Evemu {
         }
     }
 
-    private struct Parser {
+    struct Parser {
         let file: String
         let descriptionOnly: Bool
+        /// Whether events are kept in their device's builder, or only counted (a streamed recording's first pass,
+        /// which checks every line without holding the events).
+        var keepsEvents = true
         var devices: [DeviceBuilder] = []
         var lineNumber = 0
         var askedForExternal = false
@@ -149,7 +155,7 @@ public enum Evemu {
             }
         }
 
-        private mutating func parseLine(
+        mutating func parseLine(
             _ line: Substring, externalDescription: () throws(RecordingError) -> EvdevDeviceDescription?
         ) throws(RecordingError) {
             guard let first = line.first(where: { $0 != " " && $0 != "\t" }) else { return }
@@ -185,7 +191,12 @@ public enum Evemu {
                 guard !devices.isEmpty else {
                     throw error(.eventBeforeDescription(hint: "no inline 'N:' description and no .desc file"))
                 }
-                devices[devices.count - 1].events.append(event)
+                if keepsEvents {
+                    devices[devices.count - 1].events.append(event)
+                } else {
+                    devices[devices.count - 1].eventCount += 1
+                    if devices[devices.count - 1].firstEventTime == nil { devices[devices.count - 1].firstEventTime = event.time }
+                }
             case "I":
                 try requireDevice("I:")
                 guard fields.count >= 4 else { throw error(.truncated(expected: "I: <bus> <vendor> <product> <version>")) }
@@ -228,6 +239,28 @@ public enum Evemu {
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard words.count >= 3, words[0] == "#", words[1] == "EVEMU" else { return }
             if !words[2].hasPrefix("1.") { throw error(.unsupportedVersion(String(words[2]))) }
+        }
+
+        /// For a recording already checked line by line: the event on `line`, with the index of the device it belongs
+        /// to (the latest `N:`; the first device is the `.desc`'s when events come before any), or `nil` for a line
+        /// that is not an event. Counts `N:` lines in `devicesSeen`.
+        mutating func event(onLine line: Substring, devicesSeen: inout Int) throws(RecordingError) -> (device: Int, event: EvdevEvent)? {
+            lineNumber += 1
+            guard let first = line.first(where: { $0 != " " && $0 != "\t" }), first != "#" else { return nil }
+            guard line.count >= 2, line.dropFirst().first == ":" else { return nil }
+            switch line.first {
+            case "N":
+                devicesSeen += 1
+                return nil
+            case "E":
+                let body = line.dropFirst(2)
+                let data = body.firstIndex(of: "#").map { body[..<$0] } ?? body
+                let event = try parseEvent(data.split(whereSeparator: { $0 == " " || $0 == "\t" }))
+                if devicesSeen == 0 { devicesSeen = 1 }
+                return (devicesSeen - 1, event)
+            default:
+                return nil
+            }
         }
 
         private func parseEvent(_ fields: [Substring]) throws(RecordingError) -> EvdevEvent {

@@ -14,12 +14,29 @@ public struct RecordedDevice: Hashable, Sendable {
     public var events: [EvdevEvent]
     /// Where it came from, for messages: the file, and for `libinput record` the device's node.
     public var source: String
+    /// Set for a device of a recording read with ``Recording/stream(path:descriptionPath:)``: `events` is then
+    /// empty, and a player reads them from the file as it plays.
+    public var streamed: StreamedEvents?
 
-    public init(description: EvdevDeviceDescription, events: [EvdevEvent], source: String) {
+    public init(description: EvdevDeviceDescription, events: [EvdevEvent], source: String, streamed: StreamedEvents? = nil) {
         self.description = description
         self.events = events
         self.source = source
+        self.streamed = streamed
     }
+
+    /// The time of its first event.
+    public var firstEventTime: MonotonicInstant? { events.first?.time ?? streamed?.firstEventTime }
+}
+
+/// Where a streamed device's events are: which file, which of its devices, and what the first pass over it found.
+public struct StreamedEvents: Hashable, Sendable {
+    public var path: String
+    /// The device's index among the file's devices (each `N:` starts the next; events before any belong to the
+    /// `.desc`'s device, index 0).
+    public var deviceIndex: Int
+    public var eventCount: Int
+    public var firstEventTime: MonotonicInstant?
 }
 
 /// A recorded session of one or more devices, read from an evemu or `libinput record` file.
@@ -43,7 +60,7 @@ public struct Recording: Hashable, Sendable {
 
     /// The earliest event of any device, which a player aligns with its start.
     public var firstEventTime: MonotonicInstant? {
-        devices.compactMap { $0.events.first?.time }.min()
+        devices.compactMap(\.firstEventTime).min()
     }
 
     /// Reads a recording file.
@@ -88,7 +105,7 @@ public struct Recording: Hashable, Sendable {
         return best.map { URL(fileURLWithPath: folder).appendingPathComponent($0.file).path }
     }
 
-    private static func looksLikeLibinputRecord(_ text: String, path: String) -> Bool {
+    static func looksLikeLibinputRecord(_ text: String, path: String) -> Bool {
         if path.hasSuffix(".yaml") || path.hasSuffix(".yml") { return true }
         for line in text.prefix(4096).split(whereSeparator: \.isNewline).prefix(20) {
             let trimmed = line.drop(while: { $0 == " " })
@@ -103,12 +120,17 @@ public struct Recording: Hashable, Sendable {
     /// The whole file as UTF-8 (invalid bytes replaced: device names are the only free text), or an error with
     /// the system's reason.
     static func readText(_ path: String) throws(RecordingError) -> String {
+        String(decoding: try readBytes(path), as: UTF8.self)
+    }
+
+    /// The file's bytes, from the start until `enough` says so (after each chunk read) or the file ends.
+    static func readBytes(_ path: String, until enough: ([UInt8]) -> Bool = { _ in false }) throws(RecordingError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw RecordingError(file: path, line: nil, reason: .unreadable(String(cString: strerror(errno)))) }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
+        while !enough(bytes) {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
@@ -117,6 +139,6 @@ public struct Recording: Hashable, Sendable {
             if n == 0 { break }
             bytes.append(contentsOf: chunk[0..<n])
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 }

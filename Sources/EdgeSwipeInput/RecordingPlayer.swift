@@ -30,6 +30,9 @@ public struct PlayedDevice: Hashable, Sendable {
 /// Use it as an iterator of ``InputStep``s to schedule the steps yourself (the daemon's `--replay` at recorded
 /// speed), or call ``play(into:events:)`` to run everything at once, offline, with the engine's animation ticks
 /// interleaved on the same virtual clock.
+///
+/// A streamed recording's devices (``Recording/stream(path:descriptionPath:)``) are read from their files as
+/// they play; a player of one must not be copied while it plays, as the copies would share the files' readers.
 public struct RecordingPlayer: IteratorProtocol, Sendable {
     /// How recordings are played.
     public struct Options: Sendable {
@@ -54,12 +57,31 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
         }
     }
 
+    /// Where a device's events come from: an array, or its file (a streamed recording).
+    private enum Feed: Sendable {
+        case memory([EvdevEvent], next: Int)
+        case file(EvemuEventStream)
+
+        var current: EvdevEvent? {
+            switch self {
+            case .memory(let events, let next): next < events.count ? events[next] : nil
+            case .file(let stream): stream.current
+            }
+        }
+
+        mutating func advance() {
+            switch self {
+            case .memory(let events, let next): self = .memory(events, next: next + 1)
+            case .file(let stream): stream.advance()
+            }
+        }
+    }
+
     private struct Cursor: Sendable {
         var decoder: EvdevFrameDecoder
-        let events: [EvdevEvent]
-        var next = 0
+        var feed: Feed
         let recording: Int
-        var isDone: Bool { next >= events.count }
+        var isDone: Bool { feed.current == nil }
     }
 
     public let recordings: [Recording]
@@ -95,7 +117,8 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
                     let decoder = try EvdevFrameDecoder(description: description, device: device)
                     nextID += 1
                     devices.append(PlayedDevice(device: device, touchProtocol: touchProtocol, recording: r, index: d))
-                    cursors.append(Cursor(decoder: decoder, events: recorded.events, recording: r))
+                    let feed: Feed = recorded.streamed.map { .file(EvemuEventStream($0)) } ?? .memory(recorded.events, next: 0)
+                    cursors.append(Cursor(decoder: decoder, feed: feed, recording: r))
                 } catch {
                     skipped.append(SkippedDevice(recording: recording.path, source: recorded.source, reason: error))
                 }
@@ -108,6 +131,12 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
         self.lastTime = Array(repeating: options.start, count: recordings.count)
         self.finishedRecordings = Array(repeating: false, count: recordings.count)
         self.pending = devices.map { InputStep(time: options.start, input: .deviceAdded($0.device)) }
+    }
+
+    /// Why a streamed recording could not be played to its end (it could not be read again, or changed since
+    /// ``Recording/stream(path:descriptionPath:)`` read it), per device; empty when every one played.
+    public var streamFailures: [RecordingError] {
+        cursors.compactMap { c in if case .file(let stream) = c.feed { stream.failure } else { nil } }
     }
 
     /// The decoder's counters for a played device.
@@ -133,8 +162,8 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
                 if pending.isEmpty { return nil }
                 continue
             }
-            let raw = cursors[i].events[cursors[i].next]
-            cursors[i].next += 1
+            guard let raw = cursors[i].feed.current else { continue }
+            cursors[i].feed.advance()
             let r = cursors[i].recording
             let time = aligned(raw.time, recording: r)
             lastTime[r] = max(lastTime[r], time)
@@ -160,8 +189,9 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
     /// The device whose next event is earliest; ties go to the earlier device, so the order is stable.
     private func earliestCursor() -> Int? {
         var best: (index: Int, time: MonotonicInstant)? = nil
-        for (i, c) in cursors.enumerated() where !c.isDone {
-            let t = aligned(c.events[c.next].time, recording: c.recording)
+        for (i, c) in cursors.enumerated() {
+            guard let event = c.feed.current else { continue }
+            let t = aligned(event.time, recording: c.recording)
             if best.map({ t < $0.time }) ?? true { best = (i, t) }
         }
         return best?.index

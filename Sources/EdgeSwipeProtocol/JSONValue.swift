@@ -1,3 +1,5 @@
+import EdgeSwipeCore
+
 /// A parsed JSON value, for reading requests.
 ///
 /// Requests are few and small, so they are parsed into a tree; a hand-written parser (rather than
@@ -45,6 +47,10 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
 extension JSONValue {
     /// Parses exactly one JSON value (surrounded by optional whitespace).
     public static func parse(_ bytes: [UInt8], maxDepth: Int = 32) throws(JSONSyntaxError) -> JSONValue {
+        // JSON text is UTF-8 (RFC 8259): a bad byte is an error at its place, never silently replaced.
+        if let bad = UTF8Check.firstInvalidOffset(bytes) {
+            throw JSONSyntaxError(offset: bad, reason: "invalid UTF-8 (0x\(String(bytes[bad], radix: 16, uppercase: true)))")
+        }
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)

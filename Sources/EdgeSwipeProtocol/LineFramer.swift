@@ -30,18 +30,35 @@ public struct LineFramer: Sendable {
 
     /// Feeds bytes and reports each complete frame, in order.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: (Frame) throws -> Void) rethrows {
+        _ = try feed(bytes, while: { true }, emit)
+    }
+
+    /// Feeds bytes line by line while `proceed` holds (it is asked before each line), and returns how many bytes
+    /// were taken: the rest is for a later call. A reader applying backpressure stops between two requests.
+    public mutating func feed(
+        _ bytes: UnsafeRawBufferPointer, while proceed: () -> Bool, _ emit: (Frame) throws -> Void
+    ) rethrows -> Int {
         var start = 0
         let newline = UInt8(ascii: "\n")
         while start < bytes.count {
+            guard proceed() else { return start }
             let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
             guard let offset = rest.firstIndex(of: newline) else {
                 try absorb(rest, emit)
-                return
+                return bytes.count
             }
             try absorb(UnsafeRawBufferPointer(rebasing: rest[..<offset]), emit)
             try endLine(emit)
             start += offset + 1
         }
+        return bytes.count
+    }
+
+    /// The peer has finished sending: a last line without its newline is still a line (`printf '{"op":"ping"}' |
+    /// socat …` sends one), reported like any other.
+    public mutating func finish(_ emit: (Frame) throws -> Void) rethrows {
+        guard discarding || !pending.isEmpty else { return }
+        try endLine(emit)
     }
 
     /// Convenience for tests and the client: feeds an array.

@@ -69,11 +69,11 @@ public enum RequestDecoder {
         case "ping": return .ping
         case "status": return .status
         case "devices": return .devices
-        case "push": return try control(f, .push(scene: try f.string("scene")))
+        case "push": return try control(f, .push(scene: try f.name("scene")))
         case "pop": return try control(f, .pop)
         case "pop-to-root": return try control(f, .popToRoot)
         case "dismiss": return try control(f, .dismiss)
-        case "show": return try control(f, .show(child: try f.string("child")))
+        case "show": return try control(f, .show(child: try f.name("child")))
         case "present":
             let styleName = try f.optionalString("style") ?? PresentationStyle.fullScreen.rawValue
             guard let style = PresentationStyle(rawValue: styleName) else {
@@ -81,10 +81,10 @@ public enum RequestDecoder {
                     code: .invalidField,
                     reason: "field \"style\" must be one of \(PresentationStyle.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(styleName)\"")
             }
-            return try control(f, .present(scene: try f.string("scene"), style: style, frame: try f.optionalRect("frame")))
+            return try control(f, .present(scene: try f.name("scene"), style: style, frame: try f.optionalRect("frame")))
         case "select-tab":
             let index = try f.optionalInt("index")
-            let scene = try f.optionalString("scene")
+            let scene = try f.optionalName("scene")
             switch (index, scene) {
             case (let i?, nil):
                 guard i >= 0 else { throw RequestError(code: .invalidField, reason: "field \"index\" must not be negative (got \(i))") }
@@ -101,7 +101,7 @@ public enum RequestDecoder {
     }
 
     private static func control(_ f: Fields, _ action: ControlRequest.Action) throws(RequestError) -> Request {
-        .control(ControlRequest(container: try f.string("container"), action: action, animated: try f.optionalBool("animated") ?? true))
+        .control(ControlRequest(container: try f.name("container"), action: action, animated: try f.optionalBool("animated") ?? true))
     }
 
     private static func subscription(_ f: Fields) throws(RequestError) -> Subscription {
@@ -158,6 +158,20 @@ private struct Fields {
         }
     }
 
+    /// A scene, tab, child or container name: a string within ``StateLimits``' rules for names.
+    func name(_ key: String) throws(RequestError) -> String {
+        let s = try string(key)
+        if let problem = StateLimits.nameProblem(s) {
+            throw RequestError(code: .invalidField, reason: "field \"\(key)\" \(problem)")
+        }
+        return s
+    }
+
+    func optionalName(_ key: String) throws(RequestError) -> String? {
+        guard object[key] != nil, object[key] != .null else { return nil }
+        return try name(key)
+    }
+
     func optionalInt(_ key: String) throws(RequestError) -> Int? {
         switch object[key] {
         case nil, .null: return nil
@@ -185,10 +199,11 @@ private struct Fields {
                 }
                 values.append(v)
             }
-            guard values[2] > 0, values[3] > 0 else {
-                throw RequestError(code: .invalidField, reason: "field \"\(key)\" must have a positive width and height")
+            let rect = NormalizedRect(x: values[0], y: values[1], width: values[2], height: values[3])
+            if let problem = rect.validationProblem {
+                throw RequestError(code: .invalidField, reason: "field \"\(key)\": \(problem)")
             }
-            return NormalizedRect(x: values[0], y: values[1], width: values[2], height: values[3])
+            return rect
         case .some(let other): throw invalid(key, "an object {x, y, width, height}", other)
         }
     }

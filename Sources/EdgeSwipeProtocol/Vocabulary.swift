@@ -5,6 +5,9 @@ public enum WireProtocol {
     public static let version = 1
     /// The longest line either side accepts, terminator excluded.
     public static let maxLineBytes = 64 * 1024
+    /// The longest `hello` (or `status` reply) a server sends, and so what clients must be ready to read:
+    /// ``StateLimits`` keep the state and the configuration small enough for it.
+    public static let maxHelloBytes = 1 << 20
 }
 
 /// What a client can subscribe to. `hello`, `reply`, `error` and `goodbye` are always delivered.
@@ -143,8 +146,12 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
 public enum GoodbyeReason: String, Hashable, Sendable, Codable {
     /// The daemon is stopping.
     case shutdown
-    /// The client read too slowly: its backlog passed the bound.
+    /// The client read too slowly: its backlog passed the bound, or it read nothing for the stall timeout.
     case backlogExceeded = "backlog-exceeded"
+    /// The access policy (reloaded, or something it depends on) no longer admits the client.
+    case accessRevoked = "access-revoked"
+    /// As many clients as the server takes are connected; sent as the only message of the refused connection.
+    case tooManyClients = "too-many-clients"
 }
 
 /// How a reloaded configuration went.

@@ -16,21 +16,39 @@ public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
 }
 
+/// What an access decision depends on besides the policy and the peer: facts that change while the daemon runs.
+/// The server re-evaluates every open connection when they change (``EdgeSwipeServer/updateAccessContext(_:revokedReason:)``).
+public struct AccessContext: Hashable, Sendable {
+    /// The uids of the sessions that are active on the daemon's seat now (logind's), for grants that admit
+    /// ``AccessGrant/activeSession``. Empty: nobody's session is active.
+    public var activeSessionUIDs: Set<UInt32>
+
+    public init(activeSessionUIDs: Set<UInt32> = []) {
+        self.activeSessionUIDs = activeSessionUIDs
+    }
+}
+
 /// A set of users and groups.
 public struct AccessGrant: Hashable, Sendable {
     public var uids: Set<UInt32>
     public var gids: Set<UInt32>
+    /// Also admits the uid of the session active on the seat, whoever that is at the moment
+    /// (``AccessContext/activeSessionUIDs``).
+    public var activeSession: Bool
 
-    public init(uids: Set<UInt32> = [], gids: Set<UInt32> = []) {
+    public init(uids: Set<UInt32> = [], gids: Set<UInt32> = [], activeSession: Bool = false) {
         self.uids = uids
         self.gids = gids
+        self.activeSession = activeSession
     }
 
     public static let nobody = AccessGrant()
 
-    /// Whether the peer's uid, primary gid or one of its supplementary groups is listed.
-    public func admits(_ peer: PeerCredentials) -> Bool {
+    /// Whether the peer's uid, primary gid or one of its supplementary groups is listed, or (when the grant says
+    /// so) its uid is that of an active session in `context`.
+    public func admits(_ peer: PeerCredentials, in context: AccessContext = AccessContext()) -> Bool {
         uids.contains(peer.uid) || gids.contains(peer.gid) || peer.groups.contains(where: gids.contains)
+            || (activeSession && context.activeSessionUIDs.contains(peer.uid))
     }
 }
 
@@ -70,9 +88,11 @@ public struct AccessPolicy: Hashable, Sendable {
         return AccessPolicy(read: grant, control: grant)
     }
 
-    public func level(for peer: PeerCredentials) -> AccessLevel {
-        if control.admits(peer) { return .control }
-        if read.admits(peer) { return .read }
+    /// What `peer` may do under this policy, given the facts in `context`. The server asks at connect time and
+    /// again for every open connection whenever the policy or the context changes.
+    public func level(for peer: PeerCredentials, in context: AccessContext = AccessContext()) -> AccessLevel {
+        if control.admits(peer, in: context) { return .control }
+        if read.admits(peer, in: context) { return .read }
         return .none
     }
 }

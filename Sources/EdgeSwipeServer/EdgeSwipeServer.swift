@@ -7,6 +7,17 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
+/// How a re-evaluation of access changed the open connections.
+public struct AccessChange: Hashable, Sendable {
+    /// Connections closed with a `goodbye`: no longer admitted.
+    public var revoked = 0
+    /// Connections that could control and now only read.
+    public var downgraded = 0
+    /// Connections that could only read and now control.
+    public var upgraded = 0
+    public init() {}
+}
+
 /// State shared by the publisher, the acceptor and every connection.
 final class ServerCore: Sendable {
     struct Registry {
@@ -22,12 +33,30 @@ final class ServerCore: Sendable {
         var cutOff = 0
         /// Coalesced counts of connections that have gone.
         var retiredCoalesced = 0
+        /// Who may connect and control, and the facts it depends on; both change at run time.
+        var policy: AccessPolicy
+        var accessContext: AccessContext
+        /// Connections admitted and not yet closed, counted from the accept (before they register), against
+        /// `maxClients`.
+        var admitted = 0
+        /// `maxClients` and `stallTimeout`, as configured or last set (``EdgeSwipeServer/setClientLimits(maxClients:stallTimeout:)``).
+        var maxClients: Int
+        var stallTimeout: Duration
+        var refusedForCapacity = 0
+        var revoked = 0
+        /// Departures since ``ServerConfiguration/clientsDeparted`` was last called (a cut-off client counts as
+        /// a burst), the time of the last one, and whether a call is scheduled.
+        var departures = 0
+        var lastDepartureUS: UInt64 = 0
+        var departureCallScheduled = false
     }
 
     let configuration: ServerConfiguration
     let logger: Logger
     let handler: (any EdgeSwipeRequestHandler)?
-    let policy: AccessPolicy
+    /// The policy that `nil` stands for in ``EdgeSwipeServer/applyAccessPolicy(_:revokedReason:)``: the daemon's
+    /// uid and the socket's group.
+    let defaultPolicy: AccessPolicy
     let registry: NIOLockedValueBox<Registry>
     /// One per event loop of the group.
     let fanOuts: [LoopFanOut]
@@ -36,13 +65,16 @@ final class ServerCore: Sendable {
 
     init(
         configuration: ServerConfiguration, snapshot: ServerSnapshot, handler: (any EdgeSwipeRequestHandler)?,
-        policy: AccessPolicy, eventLoops: [any EventLoop], logger: Logger
+        policy: AccessPolicy, defaultPolicy: AccessPolicy, eventLoops: [any EventLoop], logger: Logger
     ) {
         self.configuration = configuration
         self.logger = logger
         self.handler = handler
-        self.policy = policy
-        self.registry = NIOLockedValueBox(Registry(snapshot: snapshot))
+        self.defaultPolicy = defaultPolicy
+        self.registry = NIOLockedValueBox(
+            Registry(
+                snapshot: snapshot, policy: policy, accessContext: configuration.accessContext,
+                maxClients: configuration.maxClients, stallTimeout: configuration.stallTimeout))
         self.fanOuts = eventLoops.map(LoopFanOut.init(eventLoop:))
     }
 
@@ -68,21 +100,89 @@ final class ServerCore: Sendable {
 
     /// Adds a connection and queues its hello, atomically with respect to publishing: the hello's snapshot
     /// includes exactly the events published before it, and the connection receives exactly those after it.
-    func register(_ connection: Connection) -> Bool {
-        let registered = registry.withLockedValue { r -> Int? in
+    /// Its access is decided here, under the same lock as a policy change, so that a connection accepted under
+    /// the old policy and registered after the change is judged by the new one. `nil`: not admitted (any more).
+    func register(_ connection: Connection) -> AccessLevel? {
+        let registered = registry.withLockedValue { r -> (level: AccessLevel, count: Int)? in
             guard !r.closing else { return nil }
+            let level = r.policy.level(for: connection.peer, in: r.accessContext)
+            guard level > .none else {
+                r.rejected += 1
+                return nil
+            }
+            connection.access.withLockedValue { $0 = level }
             var batch = EncodedBatch(capacity: 4096)
             batch.appendHello(
-                r.snapshot, access: AccessInfo(read: true, control: connection.access >= .control),
+                r.snapshot, access: AccessInfo(read: true, control: level >= .control),
                 maxLineBytes: configuration.maxLineBytes, time: configuration.clock())
             r.connections[connection.id] = connection
             r.accepted += 1
             connection.deliver(SharedBatch(batch))
-            return r.connections.count
+            return (level, r.connections.count)
         }
-        guard let registered else { return false }
-        configuration.connectionRegistered?(registered)
-        return true
+        guard let registered else { return nil }
+        configuration.connectionRegistered?(registered.count)
+        return registered.level
+    }
+
+    /// What `peer` may do under the policy in force now.
+    func accessLevel(for peer: PeerCredentials) -> AccessLevel {
+        registry.withLockedValue { $0.policy.level(for: peer, in: $0.accessContext) }
+    }
+
+    /// Takes a place for a new connection; false when `maxClients` are connected.
+    func reserveClientSlot() -> Bool {
+        registry.withLockedValue { r in
+            guard r.admitted < r.maxClients else {
+                r.refusedForCapacity += 1
+                return false
+            }
+            r.admitted += 1
+            return true
+        }
+    }
+
+    func releaseClientSlot() { registry.withLockedValue { $0.admitted -= 1 } }
+
+    /// Changes the policy or its inputs, then judges every open connection again from the credentials it
+    /// connected with: one no longer admitted gets `goodbye` with `revokedReason` (after what is already queued for
+    /// it; nothing more is queued) and is closed; the others get their new level at once, so a controller demoted
+    /// to a reader has its next control request refused. The one path for every change of who may connect: a
+    /// reloaded `[access]`, and the seat's active session changing.
+    func reevaluateAccess(
+        policy: AccessPolicy?, context: AccessContext?, revokedReason: GoodbyeReason
+    ) -> AccessChange {
+        var change = AccessChange()
+        let revoked = registry.withLockedValue { r -> [Connection] in
+            if let policy { r.policy = policy }
+            if let context { r.accessContext = context }
+            var revoked: [Connection] = []
+            for c in r.connections.values {
+                let level = r.policy.level(for: c.peer, in: r.accessContext)
+                let old = c.access.withLockedValue { a in defer { a = level }; return a }
+                if level == .none {
+                    if old > .none { revoked.append(c) }
+                } else if level < old {
+                    change.downgraded += 1
+                } else if level > old {
+                    change.upgraded += 1
+                }
+            }
+            r.revoked += revoked.count
+            return revoked
+        }
+        change.revoked = revoked.count
+        guard !revoked.isEmpty else { return change }
+        var goodbye = EncodedBatch(capacity: 256)
+        goodbye.appendGoodbye(
+            revokedReason, message: "the access policy no longer admits this client (\(revokedReason.rawValue))",
+            time: configuration.clock())
+        let shared = SharedBatch(goodbye)
+        for c in revoked {
+            logger.notice("closing a connection the access policy no longer admits", metadata: ["connection": "\(c.id)", "peer": "\(c.peer)", "reason": "\(revokedReason.rawValue)"])
+            c.finish(with: shared, timeout: configuration.goodbyeTimeout, immediately: true)
+        }
+        return change
     }
 
     func unregister(_ connection: Connection) {
@@ -90,10 +190,50 @@ final class ServerCore: Sendable {
         registry.withLockedValue { r in
             if r.connections.removeValue(forKey: connection.id) != nil { r.retiredCoalesced += coalesced }
         }
+        noteDeparture(weight: 1)
     }
 
     func countRejected() { registry.withLockedValue { $0.rejected += 1 } }
-    func countCutOff() { registry.withLockedValue { $0.cutOff += 1 } }
+    func countCutOff() {
+        registry.withLockedValue { $0.cutOff += 1 }
+        noteDeparture(weight: Self.departureBurst)
+    }
+
+    /// Departures that make a burst worth releasing memory after.
+    static let departureBurst = 16
+    /// How long no client may have left before the burst counts as over, in microseconds.
+    static let departureQuietUS: UInt64 = 1_000_000
+
+    /// Counts a departure; once they make a burst, schedules ``ServerConfiguration/clientsDeparted`` for when they
+    /// have stopped. Only ever one timer, and only after clients left: an idle server schedules nothing.
+    private func noteDeparture(weight: Int) {
+        guard configuration.clientsDeparted != nil, let loop = fanOuts.first?.eventLoop else { return }
+        let schedule = registry.withLockedValue { r -> Bool in
+            r.departures += weight
+            r.lastDepartureUS = monotonicMicroseconds()
+            guard r.departures >= Self.departureBurst, !r.departureCallScheduled, !r.closing else { return false }
+            r.departureCallScheduled = true
+            return true
+        }
+        if schedule { scheduleDepartureCall(on: loop, in: Self.departureQuietUS) }
+    }
+
+    private func scheduleDepartureCall(on loop: any EventLoop, in microseconds: UInt64) {
+        loop.scheduleTask(in: .microseconds(Int64(microseconds))) { [self] in
+            let wait = registry.withLockedValue { r -> UInt64? in
+                let quietFor = monotonicMicroseconds() &- r.lastDepartureUS
+                if quietFor < Self.departureQuietUS && !r.closing { return Self.departureQuietUS - quietFor }
+                r.departures = 0
+                r.departureCallScheduled = false
+                return nil
+            }
+            if let wait {
+                scheduleDepartureCall(on: loop, in: wait)
+            } else {
+                configuration.clientsDeparted?()
+            }
+        }
+    }
 
     func snapshot() -> ServerSnapshot { registry.withLockedValue { $0.snapshot } }
 
@@ -147,7 +287,9 @@ public final class EdgeSwipeServer: Sendable {
     /// The path of the socket, when it has one (a bound path, or the path of an adopted socket).
     public let socketPath: String?
     /// The policy in force (the default one resolved against the socket's group).
-    public var accessPolicy: AccessPolicy { core.policy }
+    public var accessPolicy: AccessPolicy { core.registry.withLockedValue { $0.policy } }
+    /// The facts the policy is evaluated with now.
+    public var accessContext: AccessContext { core.registry.withLockedValue { $0.accessContext } }
 
     private init(core: ServerCore, group: MultiThreadedEventLoopGroup, acceptor: Acceptor, socketPath: String?) {
         self.core = core
@@ -179,11 +321,12 @@ public final class EdgeSwipeServer: Sendable {
             }
             path = boundPath(of: fd)
         }
-        let policy = configuration.access ?? .owner(uid: UInt32(getuid()), socketGroup: listener.group)
+        let defaultPolicy = AccessPolicy.owner(uid: UInt32(getuid()), socketGroup: listener.group)
+        let policy = configuration.access ?? defaultPolicy
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         let core = ServerCore(
             configuration: configuration, snapshot: snapshot, handler: handler, policy: policy,
-            eventLoops: Array(group.makeIterator()), logger: logger)
+            defaultPolicy: defaultPolicy, eventLoops: Array(group.makeIterator()), logger: logger)
         let acceptor: Acceptor
         do {
             acceptor = try Acceptor(listener: listener, core: core, group: group)
@@ -233,6 +376,42 @@ public final class EdgeSwipeServer: Sendable {
     /// The server's current picture (what a new client's hello would describe).
     public func snapshot() -> ServerSnapshot { core.snapshot() }
 
+    /// Puts `policy` in force (`nil`: the default, the daemon's uid and the socket's group) for new connections
+    /// and for every open one: a connection it no longer admits gets `goodbye` with `revokedReason` and is
+    /// closed; one whose rights shrink from control to read loses control at once (its next control request is
+    /// `forbidden`); one whose rights grow gains them at once.
+    @discardableResult
+    public func applyAccessPolicy(_ policy: AccessPolicy?, revokedReason: GoodbyeReason = .accessRevoked) -> AccessChange {
+        let change = core.reevaluateAccess(policy: policy ?? core.defaultPolicy, context: nil, revokedReason: revokedReason)
+        let p = accessPolicy
+        core.logger.info(
+            "access policy applied",
+            metadata: [
+                "read_uids": "\(p.read.uids.sorted())", "read_gids": "\(p.read.gids.sorted())",
+                "control_uids": "\(p.control.uids.sorted())", "control_gids": "\(p.control.gids.sorted())",
+                "closed": "\(change.revoked)", "now_read_only": "\(change.downgraded)", "now_control": "\(change.upgraded)",
+            ])
+        return change
+    }
+
+    /// Changes how many clients may be connected at once (those connected past a lowered limit stay) and how long
+    /// a client may read nothing before it is let go (from its next stall on).
+    public func setClientLimits(maxClients: Int, stallTimeout: Duration) {
+        core.registry.withLockedValue { r in
+            r.maxClients = max(1, maxClients)
+            r.stallTimeout = stallTimeout
+        }
+    }
+
+    /// Replaces the facts the policy is evaluated with (the active session's uid, for grants that admit it) and
+    /// judges every open connection again, through the same path as ``applyAccessPolicy(_:revokedReason:)``:
+    /// a connection no longer admitted gets `goodbye` with `revokedReason` (the caller says why, e.g. that the
+    /// session it belongs to is no longer active) and is closed.
+    @discardableResult
+    public func updateAccessContext(_ context: AccessContext, revokedReason: GoodbyeReason) -> AccessChange {
+        core.reevaluateAccess(policy: nil, context: context, revokedReason: revokedReason)
+    }
+
     /// Binds the socket path again and accepts on the new socket: for when the socket file was deleted while the
     /// server runs (the old socket still listens, but nobody can reach it any more). Clients already connected are
     /// not affected; connections queued on the old socket are still accepted. Only for a path the server bound
@@ -260,6 +439,7 @@ public final class EdgeSwipeServer: Sendable {
             return ServerStatistics(
                 connections: r.connections.count, accepted: r.accepted, rejectedPeers: r.rejected,
                 disconnectedForBacklog: r.cutOff, coalescedMessages: coalesced,
+                refusedForCapacity: r.refusedForCapacity, revokedConnections: r.revoked,
                 liveConnectionHandlers: core.liveHandlers.withLockedValue { $0 })
         }
     }
@@ -298,6 +478,7 @@ final class Acceptor: Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let exited: EventLoopPromise<Void>
+    private let refusalLog = NIOLockedValueBox(LogThrottle(interval: .seconds(10)))
 
     init(listener: ListeningSocket, core: ServerCore, group: MultiThreadedEventLoopGroup) throws(ServerError) {
         guard let pipe = makeWakePipe() else {
@@ -421,8 +602,7 @@ final class Acceptor: Sendable {
             close(fd)
             return
         }
-        let access = core.policy.level(for: peer)
-        guard access > .none else {
+        guard core.accessLevel(for: peer) > .none else {
             core.countRejected()
             core.logger.notice(
                 "refused connection: peer is not in the access policy",
@@ -430,17 +610,54 @@ final class Acceptor: Sendable {
             close(fd)
             return
         }
+        guard core.reserveClientSlot() else {
+            refuseForCapacity(fd, peer: peer)
+            return
+        }
         let core = self.core
         let id = core.nextConnectionID()
         ClientBootstrap(group: group)
+            // End of stream from the client only ends its requests: their answers are still written.
+            .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(core: core, peer: peer, access: access, id: id))
+                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(core: core, peer: peer, id: id))
                 }
             }
             .withConnectedSocket(fd)
-            .whenFailure { error in
-                core.logger.warning("could not set up an accepted connection", metadata: ["error": "\(error)"])
+            .whenComplete { result in
+                switch result {
+                case .success(let channel):
+                    channel.closeFuture.whenComplete { _ in core.releaseClientSlot() }
+                case .failure(let error):
+                    core.releaseClientSlot()
+                    core.logger.warning("could not set up an accepted connection", metadata: ["error": "\(error)"])
+                }
             }
+    }
+
+    /// `maxClients` are connected: the newcomer gets `goodbye` `too-many-clients` as its only message, written
+    /// straight to the fresh socket (its buffer is empty, so the short write cannot block), and is closed. Logged at
+    /// most every 10 s, so that a peer connecting in a loop cannot flood the journal.
+    private func refuseForCapacity(_ fd: Int32, peer: PeerCredentials) {
+        var batch = EncodedBatch(capacity: 256)
+        let limit = core.registry.withLockedValue { $0.maxClients }
+        batch.appendGoodbye(
+            .tooManyClients, message: "\(limit) clients are connected, as many as this server takes (max_clients); try again later",
+            time: core.configuration.clock())
+        let line = batch.line(0, seq: 1)
+        _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        // Whatever the client already sent is read and dropped, so that closing does not reset the connection
+        // before it has read the goodbye.
+        var sink = [UInt8](repeating: 0, count: 4096)
+        while recv(fd, &sink, sink.count, Int32(MSG_DONTWAIT)) > 0 {}
+        shutdown(fd, Int32(SHUT_WR))
+        close(fd)
+        let (log, held) = refusalLog.withLockedValue { $0.admit(now: monotonicMicroseconds()) }
+        if log {
+            core.logger.warning(
+                "refused a connection: \(limit) clients are connected (max_clients)",
+                metadata: ["pid": "\(peer.pid)", "uid": "\(peer.uid)", "refusals_not_logged": "\(held)"])
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import NIOConcurrencyHelpers
 
 /// The listening socket: bound by us (and removed again at shutdown), or adopted from systemd.
 struct ListeningSocket: Sendable {
@@ -8,23 +9,41 @@ struct ListeningSocket: Sendable {
     /// The group of the socket file, for the default access policy.
     let group: UInt32
 
+    /// Serializes the brief umask change around `bind` (the umask is the process's).
+    private static let bindLock = NIOLockedValueBox(())
+
     /// Binds `path` with `mode`. A stale socket file (nobody accepts on it) is replaced; a live one, or a file
     /// that is not a socket, is refused.
+    ///
+    /// The mode is set on the socket before `bind` creates the file (`fchmod` on the descriptor: Linux gives the
+    /// new file the socket's mode, less the umask, which is cleared for the call), never by path afterwards: a
+    /// peer who can write the directory could swap the path for a symbolic link between `bind` and a `chmod`, and
+    /// the `chmod` would change whatever the link points at. The file has its mode from the moment it exists.
     static func bind(path: String, mode: UInt32, backlog: Int32) throws(ServerError) -> ListeningSocket {
         try removeIfStale(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw .system(call: "socket", subject: path, errno: errno) }
         do throws(ServerError) {
+            guard fchmod(fd, mode_t(mode)) == 0 else { throw .system(call: "fchmod (the socket, before bind)", subject: path, errno: errno) }
             try withUnixAddress(path) { (address, length) throws(ServerError) in
-                guard Glibc.bind(fd, address, length) == 0 else {
-                    let code = errno
-                    throw code == EADDRINUSE ? .socketInUse(path: path) : .system(call: "bind", subject: path, errno: code)
+                // Every file the daemon creates names its mode, so clearing the umask for this call cannot widen
+                // anything another thread creates meanwhile.
+                let bound = bindLock.withLockedValue { _ -> Int32 in
+                    let saved = umask(0)
+                    defer { umask(saved) }
+                    return Glibc.bind(fd, address, length) == 0 ? 0 : errno
+                }
+                guard bound == 0 else {
+                    throw bound == EADDRINUSE ? .socketInUse(path: path) : .system(call: "bind", subject: path, errno: bound)
                 }
             }
-            guard chmod(path, mode_t(mode)) == 0 else { throw .system(call: "chmod", subject: path, errno: errno) }
             guard listen(fd, backlog) == 0 else { throw .system(call: "listen", subject: path, errno: errno) }
+            // Without following the path: what is there must be the socket just bound.
             var st = stat()
-            guard stat(path, &st) == 0 else { throw .system(call: "stat", subject: path, errno: errno) }
+            guard lstat(path, &st) == 0 else { throw .system(call: "lstat", subject: path, errno: errno) }
+            guard st.st_mode & S_IFMT == S_IFSOCK else {
+                throw .pathOccupied(path: path, what: "no longer the socket just bound (it was replaced right after bind)")
+            }
             return ListeningSocket(
                 fd: fd, ownedPath: (path, UInt64(st.st_dev), UInt64(st.st_ino)), group: UInt32(st.st_gid))
         } catch {

@@ -13,6 +13,8 @@ struct QueuedMessage {
     let index: Int
     let byteCount: Int
     let key: CoalescingKey?
+    /// A `reply` or an `error`: what the connection's reading waits on (see ``OutboxState/answersQueued``).
+    let isAnswer: Bool
 }
 
 /// One connection's undelivered messages, guarded by the connection's lock.
@@ -20,6 +22,8 @@ struct QueuedMessage {
 /// The publisher appends (any thread); the connection's event loop takes. A progress message whose key already
 /// has one waiting replaces it: the old slot becomes a tombstone and the new one goes to the back, so what a
 /// slow client receives is always a subsequence of the stream, in order, that lacks only superseded progress.
+/// Tombstones are compacted away as soon as they outnumber the live messages, so a client that reads nothing
+/// while progress streams holds a queue the size of its live backlog, not of everything it missed.
 /// Everything else is never dropped; a backlog past the bound ends the connection instead.
 struct OutboxState {
     enum Phase: Equatable { case open, closing, overflowed, closed }
@@ -35,6 +39,11 @@ struct OutboxState {
         case refused
     }
 
+    /// The memory of one slot of the queue, counted against the byte bound with the messages themselves.
+    static let slotBytes = MemoryLayout<QueuedMessage?>.stride
+    /// Tombstones are left alone below this many: compacting a short queue saves nothing.
+    static let compactionFloor = 256
+
     let maxMessages: Int
     let maxBytes: Int
     var filter = SubscriptionFilter()
@@ -47,16 +56,32 @@ struct OutboxState {
     private(set) var liveCount = 0
     private(set) var liveBytes = 0
     private(set) var coalesced = 0
+    /// Superseded slots between `head` and the end.
+    private(set) var tombstones = 0
+    /// Replies and errors queued and not yet handed to the channel, and their bytes.
+    private(set) var answersQueued = 0
+    private(set) var answerBytes = 0
     /// Requests of this connection waiting for the daemon's handler. Kept here rather than on the event loop so
     /// that a handler finishing after the connection (or the server) has gone never schedules work on a loop.
     private(set) var requestsInFlight = 0
     /// Set when the event loop found nothing to send, so the next enqueue must wake it.
     private var wakeNeeded = true
+    /// The client has finished sending (end of stream, or `shutdown(SHUT_WR)`): once every request it sent is
+    /// answered, nothing more is queued and the connection closes after what is queued.
+    private(set) var inputEnded = false
 
     init(maxMessages: Int, maxBytes: Int) {
         self.maxMessages = maxMessages
         self.maxBytes = maxBytes
     }
+
+    /// What this connection holds in memory: the messages it has yet to send (each counted in full, although a
+    /// message shared by many connections is stored once, because this connection alone can keep it alive) and
+    /// the slots of its queue.
+    var heldBytes: Int { liveBytes + (slots.count - head) * Self.slotBytes }
+
+    /// Slots between the head and the end, live or superseded (for tests and statistics).
+    var slotCount: Int { slots.count - head }
 
     mutating func enqueue(_ shared: SharedBatch) -> EnqueueOutcome {
         guard phase == .open else { return .refused }
@@ -86,17 +111,24 @@ struct OutboxState {
                     liveCount -= 1
                     liveBytes -= superseded.byteCount
                     coalesced += 1
+                    tombstones += 1
                 }
             }
             let byteCount = message.maxLineByteCount
-            slots.append(QueuedMessage(batch: shared, index: i, byteCount: byteCount, key: key))
+            let isAnswer = message.type == .reply || message.type == .error
+            slots.append(QueuedMessage(batch: shared, index: i, byteCount: byteCount, key: key, isAnswer: isAnswer))
             if let key { pendingByKey[key] = base + slots.count - 1 }
             liveCount += 1
             liveBytes += byteCount
+            if isAnswer {
+                answersQueued += 1
+                answerBytes += byteCount
+            }
             added = true
         }
-        if liveCount > maxMessages || liveBytes > maxBytes {
-            let outcome = EnqueueOutcome.overflowed(messages: liveCount, bytes: liveBytes)
+        if tombstones >= Self.compactionFloor && tombstones >= liveCount { compact() }
+        if liveCount > maxMessages || heldBytes > maxBytes {
+            let outcome = EnqueueOutcome.overflowed(messages: liveCount, bytes: heldBytes)
             discardAll()
             phase = .overflowed
             return outcome
@@ -104,6 +136,23 @@ struct OutboxState {
         guard added, wakeNeeded else { return .queued }
         wakeNeeded = false
         return .wake
+    }
+
+    /// Drops the tombstones: the live messages move to a fresh range of positions, in order.
+    private mutating func compact() {
+        var live: [QueuedMessage?] = []
+        live.reserveCapacity(liveCount + liveCount / 2)
+        let fresh = base + slots.count
+        pendingByKey.removeAll(keepingCapacity: true)
+        for i in head..<slots.count {
+            guard let m = slots[i] else { continue }
+            if let key = m.key { pendingByKey[key] = fresh + live.count }
+            live.append(m)
+        }
+        slots = live
+        base = fresh
+        head = 0
+        tombstones = 0
     }
 
     /// Moves up to about `maxBytes` of messages, oldest first, into `out`. Returns whether the connection is
@@ -118,7 +167,13 @@ struct OutboxState {
                 bytes += m.byteCount
                 liveCount -= 1
                 liveBytes -= m.byteCount
+                if m.isAnswer {
+                    answersQueued -= 1
+                    answerBytes -= m.byteCount
+                }
                 if let key = m.key, pendingByKey[key] == base + head { pendingByKey[key] = nil }
+            } else {
+                tombstones -= 1
             }
             head += 1
         }
@@ -135,14 +190,30 @@ struct OutboxState {
         return phase == .closing && liveCount == 0
     }
 
-    /// Counts a request handed to the daemon, unless `limit` are already waiting.
-    mutating func beginRequest(limit: Int) -> Bool {
-        guard requestsInFlight < limit else { return false }
+    /// Counts a request handed to the daemon.
+    mutating func beginRequest() {
         requestsInFlight += 1
-        return true
     }
 
-    mutating func endRequest() { requestsInFlight -= 1 }
+    /// Queues the answer to a request that was handed to the daemon, and counts the request as answered. The
+    /// last answer of a client that has finished sending is the last message it is sent.
+    mutating func enqueueAnswer(_ shared: SharedBatch) -> EnqueueOutcome {
+        requestsInFlight -= 1
+        let outcome = enqueue(shared)
+        closeIfAnswered()
+        return outcome
+    }
+
+    /// The client has finished sending; true when the connection can close as soon as its queue is written.
+    mutating func endInput() -> Bool {
+        inputEnded = true
+        closeIfAnswered()
+        return phase == .closing
+    }
+
+    private mutating func closeIfAnswered() {
+        if inputEnded && requestsInFlight == 0 && phase == .open { phase = .closing }
+    }
 
     /// The connection went away.
     mutating func close() {
@@ -157,5 +228,8 @@ struct OutboxState {
         pendingByKey.removeAll()
         liveCount = 0
         liveBytes = 0
+        tombstones = 0
+        answersQueued = 0
+        answerBytes = 0
     }
 }

@@ -19,6 +19,9 @@ public struct ServerConfiguration: Sendable {
     public var serverVersion: String
     /// `nil` means the default: the daemon's uid and the socket file's group may read and control.
     public var access: AccessPolicy?
+    /// The facts the policy is first evaluated with (``EdgeSwipeServer/updateAccessContext(_:revokedReason:)``
+    /// changes them).
+    public var accessContext = AccessContext()
     /// The mode of a socket file we bind (0660: owner and group).
     public var socketMode: UInt32 = 0o660
     /// Connections the kernel queues before they are accepted (1000 clients may connect at once).
@@ -28,9 +31,20 @@ public struct ServerConfiguration: Sendable {
     /// A client whose undelivered backlog passes either bound is disconnected with `goodbye` `backlog-exceeded`.
     /// Progress updates are coalesced first, so only a client that stopped reading ever gets there.
     public var maxQueuedMessages: Int = 4096
-    public var maxQueuedBytes: Int = 16 * 1024 * 1024
-    /// Requests of one connection that may wait for the daemon's handler at once.
+    /// Counts what the connection holds in memory: the messages it has yet to send and its queue's slots.
+    public var maxQueuedBytes: Int = 4 * 1024 * 1024
+    /// A client whose socket stays full this long (it reads nothing while messages wait) is disconnected with
+    /// `goodbye` `backlog-exceeded`, before its backlog reaches the bounds above.
+    public var stallTimeout: Duration = .seconds(30)
+    /// Requests of one connection that may wait for the daemon's handler at once. At this many, the connection's
+    /// further requests are not read until one is answered (backpressure, not an error).
     public var maxRequestsInFlight: Int = 32
+    /// Answers (replies and errors) of one connection waiting to be written, by count; a quarter of
+    /// `maxQueuedBytes` bounds their bytes. Past either, the connection's requests are not read until half of them
+    /// have been written: a client that pipelines requests and reads is slowed, never cut off.
+    public var maxQueuedAnswers: Int = 256
+    /// Connections open at once. Past it, a new client gets `goodbye` `too-many-clients` as its only message.
+    public var maxClients: Int = 1024
     /// How long a `goodbye` may take to drain before the connection is closed anyway.
     public var goodbyeTimeout: Duration = .seconds(2)
     /// Event loop threads writing to clients; one handles thousands of connections.
@@ -38,6 +52,9 @@ public struct ServerConfiguration: Sendable {
     /// The clock of `time_us` on the messages the server makes itself (hello, reply, error, config, goodbye).
     /// Engine events keep their own times; a daemon replaying a recording passes its replay clock here.
     public var clock: @Sendable () -> MonotonicInstant = { MonotonicInstant(microseconds: monotonicMicroseconds()) }
+    /// Called on an event loop once clients have left in numbers (16, or one that was cut off) and none has left
+    /// for a second since: the daemon hands the memory they used back to the system here. Keep it short.
+    public var clientsDeparted: (@Sendable () -> Void)?
     /// Called after a client has been admitted and its hello queued, with the number of connections open now
     /// (which ``EdgeSwipeServer/statistics`` already counts). On the accepting event loop: keep it short and
     /// non-blocking. The daemon uses it to open its `--wait-for-clients` gate without polling.
@@ -57,10 +74,14 @@ public struct ServerStatistics: Hashable, Sendable {
     public var accepted: Int
     /// Connections refused by the access policy, closed without a byte.
     public var rejectedPeers: Int
-    /// Clients cut off because their backlog passed the bound.
+    /// Clients cut off because their backlog passed the bound, or because they read nothing for the stall timeout.
     public var disconnectedForBacklog: Int
     /// Progress messages superseded before a slow client read them.
     public var coalescedMessages: Int
+    /// Clients turned away because `maxClients` were connected.
+    public var refusedForCapacity: Int = 0
+    /// Connections closed because the access policy (or its inputs) no longer admitted them.
+    public var revokedConnections: Int = 0
     /// Connection handlers still in memory (open connections, and closed ones whose event-loop work has not yet
     /// finished). Once every client has gone it returns to 0; a count that keeps growing is a leak.
     public var liveConnectionHandlers: Int = 0

@@ -45,7 +45,9 @@ struct Replay: ParsableCommand {
                 warn("edgeswipectl: \(file): cannot read the file")
                 throw ExitCode(CtlExit.noInput)
             }
-            do { recordings.append(try Recording.load(path: file, descriptionPath: desc)) } catch {
+            // Streamed: the events are read from the file as they play, so a recording of any length replays in
+            // the memory of a few lines (EvemuStream.swift).
+            do { recordings.append(try Recording.stream(path: file, descriptionPath: desc)) } catch {
                 warn("edgeswipectl: \(error)")
                 throw ExitCode(CtlExit.dataError)
             }
@@ -55,27 +57,76 @@ struct Replay: ParsableCommand {
             options: RecordingPlayer.Options(setup: settings.devices.setup(for: settings.engine)))
         for skipped in player.skipped { warn("edgeswipectl: skipping \(skipped)") }
         var engine = Engine(configuration: settings.engine)
-        var events: [EngineEvent] = []
-        player.play(into: &engine, events: &events)
+        let output = ChunkedOutput()
 
         if json {
             var encoder = ProtocolLineEncoder()
-            var out: [UInt8] = []
             let summary = ConfigSummary(configuration: settings.engine, source: config ?? "built-in")
-            // What a client connected before the first event would have been told.
-            let firstTime = events.lazy.compactMap(\.time).first ?? .zero
-            encoder.encodeHello(
-                ServerSnapshot(
-                    serverVersion: "edgeswipectl replay", devices: [], config: summary,
-                    containers: settings.engine.containers, running: [], time: firstTime),
-                time: firstTime, into: &out)
-            encoder.encode(events, into: &out)
-            FileHandle.standardOutput.write(Data(out))
+            // What a client connected before the first event would have been told: the hello carries the time of
+            // the first event, so events wait until it is known (trace events carry none).
+            var waiting: [EngineEvent] = []
+            var greeted = false
+            func hello(at time: MonotonicInstant) {
+                encoder.encodeHello(
+                    ServerSnapshot(
+                        serverVersion: "edgeswipectl replay", devices: [], config: summary,
+                        containers: settings.engine.containers, running: [], time: time),
+                    time: time, into: &output.bytes)
+                greeted = true
+            }
+            player.play(into: &engine) { event in
+                if !greeted {
+                    guard let time = event.time else {
+                        waiting.append(event)
+                        return
+                    }
+                    hello(at: time)
+                    encoder.encode(waiting, into: &output.bytes)
+                    waiting = []
+                }
+                encoder.encode(CollectionOfOne(event), into: &output.bytes)
+                output.flushIfFull()
+            }
+            if !greeted {
+                hello(at: .zero)
+                encoder.encode(waiting, into: &output.bytes)
+            }
         } else {
             var log = ReadableLog()
-            for event in events { if let line = log.line(for: event) { print(line) } }
-            print(log.summary)
+            player.play(into: &engine) { event in
+                if let line = log.line(for: event) { output.append(line) }
+            }
+            output.append(log.summary)
         }
+        output.flush()
+        if let failure = player.streamFailures.first {
+            warn("edgeswipectl: \(failure)")
+            throw ExitCode(CtlExit.dataError)
+        }
+    }
+}
+
+/// Standard output written in large chunks as a replay goes, never held whole.
+final class ChunkedOutput {
+    var bytes: [UInt8] = []
+    private static let chunk = 1 << 16
+
+    init() { bytes.reserveCapacity(Self.chunk * 2) }
+
+    func append(_ line: String) {
+        bytes.append(contentsOf: line.utf8)
+        bytes.append(UInt8(ascii: "\n"))
+        flushIfFull()
+    }
+
+    func flushIfFull() {
+        if bytes.count >= Self.chunk { flush() }
+    }
+
+    func flush() {
+        guard !bytes.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(bytes))
+        bytes.removeAll(keepingCapacity: true)
     }
 }
 

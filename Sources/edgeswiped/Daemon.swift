@@ -55,6 +55,17 @@ final class Daemon: Service, Sendable {
         try hardening.checkSocket(listener)
         var configuration = ServerConfiguration(listener: listener, serverVersion: "edgeswiped \(EdgeSwipeVersion.string)")
         configuration.access = Self.accessPolicy(settings.access)
+        configuration.maxClients = settings.daemon.maxClients
+        configuration.stallTimeout = .seconds(settings.daemon.stallTimeoutSeconds)
+        // What a burst of clients allocated stays in glibc's arenas once they have gone, and resident: hand it
+        // back (ProcessHeap.swift has the measurement).
+        configuration.clientsDeparted = { [logger] in
+            let started = MonotonicClock.now()
+            let free = ProcessHeap.releaseFreeMemory()
+            logger.debug("clients left: returned free heap memory to the system", metadata: [
+                "free_bytes": "\(free)", "took_us": "\((MonotonicClock.now() - started).value)",
+            ])
+        }
         if options.waitForClients > 0 {
             // The replay's gate checks the connection count when the input thread wakes: wake it for each client.
             let router = self.router
@@ -66,8 +77,10 @@ final class Daemon: Service, Sendable {
         let server = self.server
         let sources = [try Self.source(options: options, settings: settings, clients: { server.current?.statistics.connections ?? 0 }, logger: logger)]
         do {
-            input = try InputThread(engine: engine, sources: sources, logger: Logger(label: "edgeswiped.input")) { events in
-                hardening.willPublish(events)  // Hardening: saves the state a client is about to see
+            input = try InputThread(
+                engine: engine, sources: sources, barrier: hardening.persistence, logger: Logger(label: "edgeswiped.input")
+            ) { events, generation in
+                hardening.willPublish(events, stateGeneration: generation)  // Hardening: saves the state a client is about to see
                 server.current?.publish(events)
             }
         } catch {
@@ -167,11 +180,13 @@ final class Daemon: Service, Sendable {
                 configuration: serverConfiguration, snapshot: initialSnapshot, handler: router,
                 logger: Logger(label: "edgeswiped.server"))
         } catch {
-            failureStatus.withLock { $0 = ExitStatus.unavailable }
+            failureStatus.withLock { $0 = ExitStatus.forServerError(error) }
             logger.critical("\(error)")
             return
         }
         self.server.set(server)
+        // A crash must not leave the socket file it bound behind (CrashCleanup.swift); systemd's is systemd's.
+        if case .path(let path) = serverConfiguration.listener { CrashCleanup.install(socketPath: path) }
         do {
             try input.start { [self] in
                 hasExited.withLock { $0 = true }
@@ -235,6 +250,10 @@ final class Daemon: Service, Sendable {
             let fresh = try ConfigParser.load(path: configPath)
             settings.withLock { $0 = fresh }
             input.send(.reconfigure(fresh.engine))
+            // The new [access] holds for the connections already open too: whoever it no longer admits is told
+            // (goodbye "access-revoked") and let go, whoever lost control loses it now.
+            server.applyAccessPolicy(Self.accessPolicy(fresh.access))
+            server.setClientLimits(maxClients: fresh.daemon.maxClients, stallTimeout: .seconds(fresh.daemon.stallTimeoutSeconds))
             server.publishConfig(.reloaded, message: "reloaded \(configPath)", config: ConfigSummary(configuration: fresh.engine, source: configPath))
             logger.info("configuration reloaded", metadata: ["file": "\(configPath)"])
         } catch {

@@ -39,9 +39,15 @@ final class DaemonHardening: Sendable {
         if case .path = listener { canRebind.withLock { $0 = true } }
     }
 
-    /// Called on the input thread with every batch of engine events, before they are published.
-    func willPublish(_ events: [EngineEvent]) {
+    /// Says when the state a reply reports is durable (see ``PersistenceBarrier``).
+    let persistence = PersistenceBarrier()
+
+    /// Called on the input thread with every batch of engine events, before they are published: saves the state
+    /// the batch ends with, then marks its generation durable. Without a state directory nothing is saved, and
+    /// every generation is durable as soon as it exists.
+    func willPublish(_ events: [EngineEvent], stateGeneration: UInt64) {
         state?.record(events)
+        persistence.markPersisted(through: stateGeneration)
     }
 
     /// Starts watching the socket file once the daemon serves.

@@ -14,15 +14,33 @@ enum EdgeSwipeVersion {
     static let string = "0.1.0"
 }
 
-/// sysexits(3) codes: systemd and shell scripts can tell a bad file from a busy socket.
+/// sysexits(3) codes: systemd and shell scripts can tell a bad file from a busy socket. The same list is in
+/// `--help` and the README.
 enum ExitStatus {
+    /// `--check-config`: the file was read and is invalid.
     static let invalidConfigCheck: Int32 = 1
+    /// A usage error (ArgumentParser's own), also a socket path too long for a Unix socket.
+    static let usage: Int32 = 64
     static let dataError: Int32 = 65
+    /// A file (configuration, recording) cannot be read: missing, unreadable, not a regular file.
     static let noInput: Int32 = 66
+    /// The socket is in use by a live daemon, its path is taken by something else or its directory is unsafe,
+    /// systemd passed no usable socket, or no input device is available.
     static let unavailable: Int32 = 69
     static let software: Int32 = 70
+    /// A system call failed: binding in a directory that does not exist or cannot be written, and the like.
     static let osError: Int32 = 71
     static let config: Int32 = 78
+
+    /// The status for a server that could not start.
+    static func forServerError(_ error: ServerError) -> Int32 {
+        switch error {
+        case .socketInUse, .pathOccupied, .invalidActivation, .notAListeningSocket, .cannotRebind: unavailable
+        case .pathTooLong: usage
+        case .system: osError
+        case .shutDown: software
+        }
+    }
 }
 
 /// `--log-level` values: swift-log's levels.
@@ -45,9 +63,11 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
             SIGTERM or SIGINT shut down gracefully: running transitions are cancelled and clients get their \
             terminal events and a goodbye. SIGHUP reloads the configuration; a bad file keeps the old one.
 
-            Exit status: 0 clean shutdown; 1 --check-config found the file invalid; 64 usage; 65 a recording \
-            could not be parsed; 66 a file could not be read; 69 the socket is in use or no input is available; \
-            70 an internal error; 71 a system call failed; 78 the configuration is invalid.
+            Exit status: 0 clean shutdown; 1 --check-config found the file invalid; 64 usage (also a socket path \
+            too long for a Unix socket); 65 a recording could not be parsed; 66 a file (configuration, recording) \
+            could not be read, or is not a regular file; 69 the socket is in use, its path is taken or its \
+            directory is unsafe, or no input is available; 70 an internal error; 71 a system call failed (e.g. \
+            binding in a directory that does not exist); 78 the configuration is invalid.
             """,
         version: EdgeSwipeVersion.string)
 
@@ -69,8 +89,13 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The evemu device description for an events-only --replay file.", valueName: "file"))
     var desc: String?
 
-    @Option(name: .long, help: "Replay speed: 2 plays twice as fast.")
+    @Option(name: .long, help: "Replay speed, from 0.01 to 100: 2 plays twice as fast.")
     var speed: Double = 1
+
+    /// A hundredth of real time stretches a one-second swipe to under two minutes; a hundred times squeezes a
+    /// 120 Hz stream to a frame every 83 us, about what the input thread can schedule. Past either end a replay
+    /// shows nothing a person or a test could use.
+    static let speedRange = 0.01...100.0
 
     @Flag(name: .long, help: "Play the --replay recordings again and again.")
     var loop = false
@@ -92,7 +117,9 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
     var listDevices = false
 
     func validate() throws {
-        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number (got \(speed))") }
+        guard Self.speedRange.contains(speed) else {
+            throw ValidationError("--speed must be between \(Self.speedRange.lowerBound) and \(Int(Self.speedRange.upperBound)) (got \(speed))")
+        }
         guard waitForClients >= 0 else { throw ValidationError("--wait-for-clients must not be negative") }
         if !replay.isEmpty && !devices.isEmpty { throw ValidationError("--replay and --device cannot be used together") }
         if desc != nil && replay.isEmpty { throw ValidationError("--desc goes with --replay") }
@@ -107,7 +134,7 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
                 return
             } catch {
                 FileHandle.standardError.write(Data("edgeswiped: \(error)\n".utf8))
-                throw ExitCode(ExitStatus.invalidConfigCheck)
+                throw ExitCode(error.isUnreadable ? ExitStatus.noInput : ExitStatus.invalidConfigCheck)
             }
         }
         // A client that vanishes mid-write must cost an EPIPE, never the process.
@@ -143,15 +170,11 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
 
     private func loadSettings(logger: Logger) throws -> EdgeSwipeSettings {
         guard let path = config else { return .default }
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            logger.critical("\(path): cannot read the configuration file")
-            throw ExitCode(ExitStatus.noInput)
-        }
         do {
             return try ConfigParser.load(path: path)
         } catch {
             logger.critical("\(error)")
-            throw ExitCode(ExitStatus.config)
+            throw ExitCode(error.isUnreadable ? ExitStatus.noInput : ExitStatus.config)
         }
     }
 

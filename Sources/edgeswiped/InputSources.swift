@@ -46,6 +46,8 @@ final class ReplaySource: InputSource {
     private var waitingAtGate = false
     private(set) var isExhausted = false
     private let logger: Logger
+    /// The recorded time of a far-off next event already reported, so that the warning is logged once.
+    private var reportedWait: MonotonicInstant?
 
     init(recordings: [Recording], options: RecordingPlayer.Options, speed: Double, loop: Bool, gate: @escaping () -> Bool, logger: Logger) {
         self.recordings = recordings
@@ -71,9 +73,15 @@ final class ReplaySource: InputSource {
         return live(step.time, origin)
     }
 
+    /// The schedule never reaches past this many microseconds from its start (about 73,000 years): a recording's
+    /// clock may jump anywhere the parser accepts, and a slow speed stretches the jump further, so the arithmetic
+    /// saturates here rather than trap; an event that far away is simply waited for.
+    static let farthestOffset = Double(Int64.max / 4)
+
     private func live(_ recorded: MonotonicInstant, _ origin: (recorded: MonotonicInstant, live: MonotonicInstant)) -> MonotonicInstant {
         let offset = Double((recorded - origin.recorded).value) / speed
-        return origin.live.advanced(by: Microseconds(Int64(offset.rounded())))
+        let bounded = offset.isFinite ? min(max(offset.rounded(), 0), Self.farthestOffset) : Self.farthestOffset
+        return origin.live.advanced(by: Microseconds(Int64(bounded)))
     }
 
     func service(now: MonotonicInstant, engine: inout Engine, into events: inout [EngineEvent]) {
@@ -89,7 +97,14 @@ final class ReplaySource: InputSource {
         guard let origin else { return }
         while let step = pending {
             let at = live(step.time, origin)
-            guard at <= now else { return }
+            guard at <= now else {
+                let wait = at - now
+                if wait.value > 3_600_000_000 && reportedWait != step.time {
+                    reportedWait = step.time
+                    logger.warning("replay: the next event is \(wait.value / 1_000_000) s away (the recording's clock jumps, at --speed \(speed)); waiting for it")
+                }
+                return
+            }
             moved(step, to: at).apply(to: &engine, into: &events)
             pending = player.next()
         }

@@ -37,14 +37,21 @@ final class InputThread: @unchecked Sendable {
     private var engine: Engine
     private var sources: [any InputSource]
     private var events: [EngineEvent] = []
-    private let publish: @Sendable ([EngineEvent]) -> Void
+    /// Hands a batch to the clients (and the state it ends with to the disk). The generation numbers the batches
+    /// that hold a `state` event: ``PersistenceBarrier`` says when each is durable.
+    private let publish: @Sendable ([EngineEvent], _ stateGeneration: UInt64) -> Void
+    private let barrier: PersistenceBarrier
+    /// Batches published that held a `state` event.
+    private var stateGeneration: UInt64 = 0
+    /// Replies held until the state they report is durable, with the generation that holds it.
+    private var heldReplies: [@Sendable () -> Void] = []
     private let logger: Logger
     private let finished = Mutex<Bool>(false)
     private var onExit: (@Sendable () -> Void)?
 
     init(
-        engine: Engine, sources: [any InputSource], logger: Logger,
-        publish: @escaping @Sendable ([EngineEvent]) -> Void
+        engine: Engine, sources: [any InputSource], barrier: PersistenceBarrier, logger: Logger,
+        publish: @escaping @Sendable ([EngineEvent], _ stateGeneration: UInt64) -> Void
     ) throws(DaemonError) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw .system("pipe", errno) }
@@ -58,6 +65,7 @@ final class InputThread: @unchecked Sendable {
         self.sources = sources
         self.logger = logger
         self.publish = publish
+        self.barrier = barrier
         events.reserveCapacity(256)
     }
 
@@ -133,8 +141,16 @@ final class InputThread: @unchecked Sendable {
             stopping = runCommands(at: time)
             if !events.isEmpty {
                 logTraces()
-                publish(events)
+                if events.contains(where: \.isState) { stateGeneration += 1 }
+                publish(events, stateGeneration)
                 events.removeAll(keepingCapacity: true)
+            }
+            // After the publish: a held reply goes out once what it reports is on disk (now, for a store that
+            // writes before publishing; later, for one that writes in the background) and in every later hello.
+            if !heldReplies.isEmpty {
+                let generation = stateGeneration
+                for reply in heldReplies { barrier.whenPersisted(generation, reply) }
+                heldReplies.removeAll(keepingCapacity: true)
             }
             if !sources.isEmpty && sources.allSatisfy(\.isExhausted) && engine.nextDeadline == nil && engine.isIdle {
                 logger.info("every input source has ended")
@@ -157,8 +173,15 @@ final class InputThread: @unchecked Sendable {
             switch command {
             case .request(let op, let container, let animated, let reply):
                 do {
+                    let before = events.count
                     let id = try engine.request(op, in: container, animated: animated, at: time, into: &events)
-                    reply(.success(id))
+                    // A request that changed the state at once (animated: false) is answered once that state is
+                    // durable: the reply is the client's proof (docs/PROTOCOL.md, "What a reply promises").
+                    if events[before...].contains(where: \.isState) {
+                        heldReplies.append { reply(.success(id)) }
+                    } else {
+                        reply(.success(id))
+                    }
                 } catch {
                     reply(.failure(error))
                 }
@@ -176,6 +199,10 @@ final class InputThread: @unchecked Sendable {
         guard logger.logLevel <= .debug else { return }
         for case .trace(let trace) in events { logger.debug("\(trace.line)") }
     }
+}
+
+extension EngineEvent {
+    var isState: Bool { if case .state = self { true } else { false } }
 }
 
 /// Failures of the daemon's own plumbing, with the call and errno.

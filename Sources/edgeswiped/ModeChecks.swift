@@ -5,7 +5,8 @@ import Logging
 // File modes checked at start-up.
 //
 // - The socket's directory: writable by others without the sticky bit means anyone could replace the socket with
-//   their own and read what clients send, or delete it: refused (exit 69).
+//   their own and read what clients send, or delete it: refused (exit 69). So is one the daemon binds in that
+//   belongs to another user, unless it is sticky and root's (/tmp).
 // - The socket file (an adopted, socket-activated one; the daemon binds its own 0660): world-writable lets every
 //   local user connect, which only the access policy then stops: a warning.
 // - The state directory: writable by others without the sticky bit, or owned by another user: not used (the
@@ -66,6 +67,13 @@ enum ModeChecks {
         let directory = parentDirectory(of: path)
         var st = stat()
         guard stat(directory, &st) == 0 else { return }  // binding will report it
+        // A directory in another user's hands is theirs to rearrange: they could delete or replace the socket at
+        // will. Only a sticky root-owned one (such as /tmp) protects a file from everyone but its owner.
+        if case .path = listener, st.st_uid != geteuid(), !(isSticky(st.st_mode) && st.st_uid == 0) {
+            throw StartupError(
+                exitStatus: ExitStatus.unavailable,
+                description: "\(directory): the socket's directory belongs to uid \(st.st_uid), not to this daemon (uid \(geteuid())), and is not a sticky directory of root's, so its owner could replace \(path); refusing to serve there (use a directory of the daemon's own, e.g. $XDG_RUNTIME_DIR)")
+        }
         if isWorldWritable(st.st_mode) && !isSticky(st.st_mode) {
             throw StartupError(
                 exitStatus: ExitStatus.unavailable,

@@ -11,7 +11,12 @@ import Synchronization
 // - the file is deleted or renamed away: logs an error, binds the path again (`EdgeSwipeServer.rebind()`), logs
 //   that it did and sets the systemd status; when binding fails, or the socket came from systemd (which owns it),
 //   it logs the error and sets `STATUS=` to say that new clients cannot connect.
-// - another file takes the path (a rename over it): reported the same way; the daemon does not fight over it.
+// - another file takes the path (a rename over it): reported the same way (at most every 10 s); the daemon does not
+//   fight over it.
+// - the file is deleted again and again (a peer in a loop): three rebinds within 10 s are made at once, then each
+//   waits, 1 s, 2 s, 4 s ... up to 60 s, with one warning per wait instead of two lines per deletion. That caps
+//   what a peer can make the daemon do and log (20,398 rebinds and 61k log lines in 45 s, before), and the
+//   socket still comes back as soon as the peer stops, within the current wait.
 // - the directory itself is removed: reported; nothing is recreated (its owner and mode are not ours to choose).
 // Clients already connected are never affected.
 final class SocketWatcher: Sendable {
@@ -31,6 +36,23 @@ final class SocketWatcher: Sendable {
     private let ownInode = Mutex<(dev: UInt64, ino: UInt64)?>(nil)
     /// How many times the socket was bound again; for tests and logs.
     private let rebinds = Mutex(0)
+    private let pace = Mutex(RebindPace())
+
+    /// When to bind again after a deletion.
+    private struct RebindPace {
+        /// Rebinds in the last ``window`` (monotonic microseconds).
+        var recent: [UInt64] = []
+        var backoffUS: UInt64 = 0
+        /// A rebind held back until then.
+        var dueAt: UInt64?
+        var deletionsWhileWaiting = 0
+        var replacedReports = LogThrottle(interval: .seconds(10))
+
+        static let window: UInt64 = 10_000_000
+        static let burst = 3
+        static let firstBackoff: UInt64 = 1_000_000
+        static let longestBackoff: UInt64 = 60_000_000
+    }
 
     /// Starts watching `server`'s socket file. `canRebind`: the daemon bound the path itself (not systemd).
     static func start(server: EdgeSwipeServer, canRebind: Bool, logger: Logger) -> SocketWatcher? {
@@ -120,11 +142,21 @@ final class SocketWatcher: Sendable {
         while true {
             fds[0].revents = 0
             fds[1].revents = 0
-            let ready = poll(&fds, 2, -1)
+            // No timeout unless a rebind is held back: an idle watcher never wakes.
+            let timeout: Int32 = pace.withLock { p in
+                guard let due = p.dueAt else { return -1 }
+                let now = MonotonicClock.now().microseconds
+                return due <= now ? 0 : Int32(min(UInt64(Int32.max), (due - now) / 1000 + 1))
+            }
+            let ready = poll(&fds, 2, timeout)
             if ready < 0 {
                 if errno == EINTR { continue }
                 logger.error("socket watch: poll failed (\(String(cString: strerror(errno)))); no longer watching \(path)")
                 return
+            }
+            if ready == 0 {
+                rebindIfDue()
+                continue
             }
             if fds[1].revents != 0 || stopped.withLock({ $0 }) { return }
             guard fds[0].revents != 0 else { continue }
@@ -157,23 +189,77 @@ final class SocketWatcher: Sendable {
 
     /// Looks at the path after an event about it and acts on what is there now.
     private func check() {
+        // The daemon removed its own socket file on its way out of a crash (CrashCleanup.swift).
+        guard !CrashCleanup.isCrashing else { return }
         var st = stat()
         if lstat(path, &st) == 0 {
             let ours = ownInode.withLock { $0.map { $0.dev == UInt64(st.st_dev) && $0.ino == UInt64(st.st_ino) } ?? false }
             if ours { return }  // our own re-creation, or an event that was already handled
-            report("\(path) was replaced by another file while edgeswiped runs; new clients no longer reach this daemon (remove that file, or restart edgeswiped)")
+            let (allowed, held) = pace.withLock { $0.replacedReports.admit(now: MonotonicClock.now().microseconds) }
+            if allowed {
+                let again = held > 0 ? " (\(held) more times since the last report)" : ""
+                report("\(path) was replaced by another file while edgeswiped runs\(again); new clients no longer reach this daemon (remove that file, or restart edgeswiped)")
+            }
             return
         }
         guard canRebind else {
             report("the socket file \(path) was deleted; systemd owns this socket, so new clients cannot connect until edgeswiped.socket is restarted")
             return
         }
-        logger.error("the socket file \(path) was deleted while edgeswiped runs; binding it again")
+        enum Decision { case now, later(backoffUS: UInt64, deletions: Int), waiting }
+        let now = MonotonicClock.now().microseconds
+        let decision = pace.withLock { p -> Decision in
+            if p.dueAt != nil {
+                p.deletionsWhileWaiting += 1
+                return .waiting
+            }
+            p.recent.removeAll { now &- $0 > RebindPace.window }
+            if p.recent.isEmpty { p.backoffUS = 0 }
+            if p.recent.count < RebindPace.burst {
+                p.recent.append(now)
+                return .now
+            }
+            p.backoffUS = min(max(RebindPace.firstBackoff, p.backoffUS * 2), RebindPace.longestBackoff)
+            p.dueAt = now + p.backoffUS
+            return .later(backoffUS: p.backoffUS, deletions: p.recent.count + 1)
+        }
+        switch decision {
+        case .waiting:
+            return
+        case .later(let backoff, let deletions):
+            report("the socket file \(path) was deleted \(deletions) times in \(RebindPace.window / 1_000_000) s; binding it again in \(backoff / 1_000_000) s (something keeps deleting it)")
+        case .now:
+            logger.error("the socket file \(path) was deleted while edgeswiped runs; binding it again")
+            rebind(note: "")
+        }
+    }
+
+    /// A held-back rebind is due: bind again if the path is still free, or look at what took it.
+    private func rebindIfDue() {
+        let now = MonotonicClock.now().microseconds
+        let deletions = pace.withLock { p -> Int? in
+            guard let due = p.dueAt, due <= now else { return nil }
+            p.dueAt = nil
+            p.recent.append(now)
+            defer { p.deletionsWhileWaiting = 0 }
+            return p.deletionsWhileWaiting
+        }
+        guard let deletions, !CrashCleanup.isCrashing else { return }
+        var st = stat()
+        guard lstat(path, &st) != 0 else {
+            check()
+            return
+        }
+        rebind(note: deletions > 0 ? " after a pause (it was deleted while the daemon waited)" : " after a pause")
+    }
+
+    private func rebind(note: String) {
         do {
             try server.rebind()
             rememberInode()
+            CrashCleanup.recordInode()
             let count = rebinds.withLock { n in n += 1; return n }
-            logger.notice("socket \(path) recreated; new clients can connect again", metadata: ["recreated": "\(count)"])
+            logger.notice("socket \(path) recreated\(note); new clients can connect again", metadata: ["recreated": "\(count)"])
             sendStatus("serving \(path) (recreated after it was deleted)")
         } catch {
             report("the socket file \(path) was deleted and cannot be recreated: \(error); new clients cannot connect until edgeswiped is restarted")

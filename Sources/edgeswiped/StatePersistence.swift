@@ -13,6 +13,46 @@ import Synchronization
 // configuration. A file that cannot be read is moved aside (`state.json.corrupt-<time>`) and the daemon starts
 // from the configured state: losing a tab selection must never stop the daemon.
 
+/// When the state a reply reports is durable.
+///
+/// The input thread numbers the batches it publishes that hold a `state` event (generations); whoever writes the
+/// state file says how far it has got (``markPersisted(through:)``), and a reply held for generation N goes out
+/// once N is persisted. Today the state is written on the input thread before each batch is published, so the
+/// reply goes out right after the publish; a writer that runs in the background marks generations as it finishes
+/// them, and the replies follow, with no change to the input thread.
+final class PersistenceBarrier: Sendable {
+    private struct State {
+        var persisted: UInt64 = 0
+        var waiting: [(generation: UInt64, action: @Sendable () -> Void)] = []
+    }
+    private let state = Mutex(State())
+
+    /// Everything up to `generation` is on disk, or failed to be written and was logged as an error (a failed
+    /// write must not hold replies back forever; PROTOCOL.md says so).
+    func markPersisted(through generation: UInt64) {
+        let due = state.withLock { s -> [@Sendable () -> Void] in
+            guard generation > s.persisted else { return [] }
+            s.persisted = generation
+            let (due, rest) = s.waiting.reduce(into: ([@Sendable () -> Void](), [(generation: UInt64, action: @Sendable () -> Void)]())) { r, w in
+                if w.generation <= generation { r.0.append(w.action) } else { r.1.append(w) }
+            }
+            s.waiting = rest
+            return due
+        }
+        for action in due { action() }
+    }
+
+    /// Runs `action` once `generation` is persisted: at once, on this thread, if it already is.
+    func whenPersisted(_ generation: UInt64, _ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { s -> Bool in
+            if generation <= s.persisted { return true }
+            s.waiting.append((generation, action))
+            return false
+        }
+        if now { action() }
+    }
+}
+
 /// The state directory: `--state-dir`, else systemd's `$STATE_DIRECTORY` (`StateDirectory=`), else
 /// `$XDG_STATE_HOME/edgeswipe` for a user instance. `nil`: nothing is persisted (tests, unless they ask).
 enum StateDirectoryLocation {
@@ -80,10 +120,11 @@ extension SavedState.SavedContainer {
     /// name, so a configuration that reordered tabs still restores the selected one, and one that changed the
     /// root of a stack or the base of a modal container starts that container afresh.
     func restore(onto configured: ContainerContent) -> RestoreOutcome {
-        func validName(_ s: String) -> Bool { !s.isEmpty && s.utf8.count <= 256 }
+        // The same limits requests and the configuration are held to (StateLimits): what was saved passed them.
+        func validName(_ s: String) -> Bool { StateLimits.nameProblem(s) == nil }
         switch configured {
         case .navigation(let configuredStack):
-            guard let stack, !stack.isEmpty, stack.count <= 256, stack.allSatisfy(validName) else {
+            guard let stack, !stack.isEmpty, stack.count <= StateLimits.maxStackDepth, stack.allSatisfy(validName) else {
                 return .skipped("the saved stack is empty or invalid")
             }
             guard stack.first == configuredStack.first else {
@@ -103,12 +144,10 @@ extension SavedState.SavedContainer {
             let presented = self.presented ?? []
             var seen: Set<String> = [base]
             for p in presented {
-                let f = p.frame
-                guard validName(p.scene), seen.insert(p.scene).inserted,
-                    [f.x, f.y, f.width, f.height].allSatisfy(\.isFinite), f.width > 0, f.height > 0
+                guard validName(p.scene), seen.insert(p.scene).inserted, p.frame.validationProblem == nil
                 else { return .skipped("the saved presentations are invalid") }
             }
-            guard presented.count <= 64 else { return .skipped("the saved presentations are invalid") }
+            guard presented.count <= StateLimits.maxPresented else { return .skipped("the saved presentations are invalid") }
             return .restored(.modal(base: base, presented: presented))
         case .custom(let configuredChildren, _):
             guard let children, let active, children.indices.contains(active) else { return .skipped("the saved active child is invalid") }
@@ -123,8 +162,8 @@ extension SavedState.SavedContainer {
 /// Reads and writes `state.json` in the state directory. Thread-safe; writes are serialized.
 final class StateStore: Sendable {
     static let fileName = "state.json"
-    /// A state file is a few hundred bytes; anything this large is not ours.
-    static let maxFileBytes = 1 << 20
+    /// The largest state this daemon can save fits well within it (StateLimits); anything larger is not ours.
+    static let maxFileBytes = StateLimits.maxStateFileBytes
 
     let directory: String
     private let directoryFD: Int32
@@ -189,6 +228,9 @@ final class StateStore: Sendable {
         guard let saved = load() else { return configuration }
         var configuration = configuration
         var restored: [String] = []
+        // A configuration with more or larger containers than the one that saved could pass the state's limit
+        // with the saved state in place: containers that would are started afresh.
+        var size = StateLimits.size(of: configuration.containers)
         for (i, container) in configuration.containers.enumerated() {
             guard let s = saved.containers.first(where: { $0.name == container.name }) else { continue }
             guard s.kind == container.content.kind else {
@@ -197,6 +239,12 @@ final class StateStore: Sendable {
             }
             switch s.restore(onto: container.content) {
             case .restored(let content):
+                let grown = size - StateLimits.size(of: container) + StateLimits.size(of: Container(name: container.name, content: content))
+                guard grown <= StateLimits.maxStateBytes else {
+                    logger.notice("state: not restoring container '\(container.name)': the state would measure \(grown) bytes, over the \(StateLimits.maxStateBytes) the daemon keeps")
+                    continue
+                }
+                size = grown
                 configuration.containers[i].content = content
                 restored.append("\(container.name)=\(content.visibleScene)")
             case .skipped(let reason):
@@ -342,6 +390,11 @@ final class StateStore: Sendable {
             throw StateWriteError(call: "encode", code: EINVAL)
         }
         data.append(UInt8(ascii: "\n"))
+        guard data.count <= Self.maxFileBytes else {
+            // StateLimits keeps the state well below this; a file this large would be moved aside at the next start.
+            logger.critical("bug: the state to save is \(data.count) bytes, over the \(Self.maxFileBytes) a restore accepts; not saving it")
+            throw StateWriteError(call: "encode", code: EFBIG)
+        }
         let temporary = "\(Self.fileName).tmp-\(getpid())"
         let fd = openat(directoryFD, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw StateWriteError(call: "open \(temporary)", code: errno) }

@@ -89,6 +89,8 @@ struct ConfigTests {
         ("[transition]\nthreshold = 0.4", { @Sendable (s: EdgeSwipeSettings) in s.engine.touchpad.decision.threshold == Percent(0.4) }),
         ("[transition]\ncompletion_curve = \"spring\"\nspring_response_ms = 250", { @Sendable (s: EdgeSwipeSettings) in s.engine.completionCurve == .spring(response: .milliseconds(250)) }),
         ("[access]\ncontrol_uids = [1000]", { @Sendable (s: EdgeSwipeSettings) in s.access.controlUIDs == [1000] }),
+        ("[daemon]\nmax_clients = 8\nstall_timeout_s = 5", { @Sendable (s: EdgeSwipeSettings) in s.daemon.maxClients == 8 && s.daemon.stallTimeoutSeconds == 5 }),
+        ("", { @Sendable (s: EdgeSwipeSettings) in s.daemon.maxClients == 1024 && s.daemon.stallTimeoutSeconds == 30 }),
     ] as [(String, @Sendable (EdgeSwipeSettings) -> Bool)])
     func overrides(_ text: String, _ check: @Sendable (EdgeSwipeSettings) -> Bool) throws {
         let settings = try ConfigParser.parse(text, file: "user.toml")
@@ -104,6 +106,8 @@ struct ConfigTests {
         ("[[bindings]]\nedge = \"sideways\"\n", "user.toml:2: 'edge' must be one of"),
         ("[[bindings]]\ncontainer = \"app\"\n", "user.toml:1: [[bindings]] needs 'edge'"),
         ("[daemon]\ntick_hz = \"fast\"\n", "user.toml:2: 'tick_hz' must be a whole number"),
+        ("[daemon]\nmax_clients = 0\n", "user.toml:2: 'max_clients' must be between 1 and 65536 (got 0)"),
+        ("[daemon]\nstall_timeout_s = 0\n", "user.toml:2: 'stall_timeout_s' must be between 1 and 3600 (got 0)"),
         ("[[devices.override]]\nmatch = \"x\"\nrotation = 45\n", "user.toml:3: 'rotation' must be 0, 90, 180 or 270 (got 45)"),
         ("[[devices.override]]\nmatch = \"x\"\ncalibration = [1, 2]\n", "user.toml:3: 'calibration' must be 6 numbers"),
         ("[touchscreen\n", "user.toml:1: TOML syntax"),
@@ -129,5 +133,94 @@ struct ConfigTests {
         do { _ = try ConfigParser.load(path: "/nonexistent/edgeswipe.toml") } catch {
             #expect(error.description.hasPrefix("/nonexistent/edgeswipe.toml: cannot read the file"))
         }
+    }
+}
+
+/// The configuration is where the initial state enters: it is held to the same limits as requests.
+@Suite("Configuration limits")
+struct ConfigLimitsTests {
+    static let binding = "[[bindings]]\nedge = \"left\"\ncontainer = \"c0\"\naction = \"pop\"\n"
+
+    static func navigation(_ name: String, stack: [String]) -> String {
+        "[[containers]]\nname = \"\(name)\"\nkind = \"navigation\"\nstack = [\(stack.map { "\"\($0)\"" }.joined(separator: ", "))]\n"
+    }
+
+    static func parse(_ text: String) -> Result<EdgeSwipeSettings, ConfigError> {
+        do { return .success(try ConfigParser.parse(text, file: "limits.toml")) } catch { return .failure(error) }
+    }
+
+    static func expectError(_ text: String, _ message: String, line: Int? = nil) {
+        switch parse(text) {
+        case .success: Issue.record("accepted: \(text.prefix(200))")
+        case .failure(let e):
+            #expect(e.description.contains(message), "\(e.description)")
+            if let line { #expect(e.line == line, "\(e.description)") }
+        }
+    }
+
+    @Test("64 containers are accepted, 65 are not")
+    func containers() {
+        let text = { (n: Int) in (0..<n).map { Self.navigation("c\($0)", stack: ["home"]) }.joined(separator: "\n") + Self.binding }
+        #expect((try? Self.parse(text(64)).get())?.engine.containers.count == 64)
+        Self.expectError(text(65), "65 [[containers]]; at most 64 are allowed", line: 64 * 5 + 1)
+    }
+
+    @Test("256 bindings are accepted, 257 are not")
+    func bindings() {
+        let text = { (n: Int) in Self.navigation("c0", stack: ["home"]) + String(repeating: "\n" + Self.binding, count: n) }
+        #expect((try? Self.parse(text(256)).get())?.engine.bindings.count == 256)
+        Self.expectError(text(257), "257 [[bindings]]; at most 256 are allowed")
+    }
+
+    @Test("a stack of 256 scenes and names of 256 bytes are accepted; 257 of either are not; nor control characters")
+    func stackAndNames() {
+        let ok256 = (0..<256).map { "s\($0)" }
+        #expect((try? Self.parse(Self.navigation("c0", stack: ok256) + Self.binding).get()) != nil)
+        Self.expectError(Self.navigation("c0", stack: ok256 + ["one-more"]) + Self.binding, "'stack' holds 257 scenes; at most 256 are allowed", line: 4)
+        let long = String(repeating: "n", count: 256)
+        #expect((try? Self.parse(Self.navigation("c0", stack: [long]) + Self.binding).get()) != nil)
+        Self.expectError(Self.navigation("c0", stack: [long + "n"]) + Self.binding, "'stack'[0] is 257 bytes long; a name holds at most 256 bytes", line: 4)
+        Self.expectError(Self.navigation(long + "n", stack: ["home"]) + Self.binding, "'name' is 257 bytes long", line: 2)
+        Self.expectError(Self.navigation("c0", stack: ["a\\u0001b"]) + Self.binding, "'stack'[0] contains the control character U+0001", line: 4)
+        Self.expectError(
+            Self.navigation("c0", stack: ["home"]) + "[[bindings]]\nedge = \"left\"\ncontainer = \"c0\"\naction = \"push\"\nscene = \"\(long)n\"\n",
+            "'scene' is 257 bytes long", line: 9)
+    }
+
+    @Test("the initial state's size: at the limit it is accepted, past it refused")
+    func stateSize() {
+        // Stacks of 255 names of 240 bytes (each counts 256 with its allowance), then one stack sized to land
+        // exactly on the limit.
+        func stack(_ prefix: String, _ n: Int) -> [String] { (0..<n).map { "\(prefix)\($0)-" + String(repeating: "x", count: 240 - "\(prefix)\($0)-".utf8.count) } }
+        var containers = (0..<4).map { Container(name: "c\($0)", content: .navigation(stack: stack("c\($0)", 255))) }
+        let used = StateLimits.size(of: containers) + StateLimits.size(of: Container(name: "c4", content: .navigation(stack: [])))
+        let room = StateLimits.maxStateBytes - used
+        let full = room / 256
+        let rest = room - full * 256 - 16
+        #expect(rest > 0 && full < 255, "room \(room)")
+        var last = stack("c4", full)
+        last.append(String(repeating: "y", count: rest))
+        containers.append(Container(name: "c4", content: .navigation(stack: last)))
+        #expect(StateLimits.size(of: containers) == StateLimits.maxStateBytes)
+        func text(_ cs: [Container]) -> String {
+            cs.map { c in
+                guard case .navigation(let s) = c.content else { return "" }
+                return Self.navigation(c.name, stack: s)
+            }.joined(separator: "\n") + Self.binding
+        }
+        #expect((try? Self.parse(text(containers)).get()) != nil, "at the limit")
+        containers[4].content = .navigation(stack: last + ["z"])
+        Self.expectError(text(containers), "the containers' initial state measures \(StateLimits.maxStateBytes + 17) bytes, over the \(StateLimits.maxStateBytes)", line: 1)
+    }
+
+    @Test("a binding's frame is held to the frame limits", arguments: [
+        ("[0, 0.5, 1, 0.5]", nil),
+        ("[1e308, 0, 1, 1]", "'frame': x must be between -10 and 10"),
+        ("[0, 0, 1, 1e-308]", "'frame': height must be between 0.001 and 10"),
+        ("[0, 0, 1]", "'frame' must be [x, y, width, height]"),
+    ] as [(String, String?)])
+    func frames(_ frame: String, _ problem: String?) {
+        let text = "[[containers]]\nname = \"m\"\nkind = \"modal\"\nbase = \"b\"\n\n[[bindings]]\nedge = \"top\"\ncontainer = \"m\"\naction = \"present\"\nscene = \"card\"\nframe = \(frame)\n"
+        if let problem { Self.expectError(text, problem, line: 11) } else { #expect((try? Self.parse(text).get()) != nil) }
     }
 }

@@ -31,6 +31,20 @@ struct LineFramerTests {
             expected: [line("a", 1), .oversized(number: 2, limit: 8), line("b", 3)]),
     ]
 
+    @Test("the end of the stream ends a last line that has no newline", arguments: [
+        (["a\nb"], [line("a", 1), line("b", 2)]),
+        (["a\nb\r"], [line("a", 1), line("b", 2)]),
+        (["a\n"], [line("a", 1)]),
+        (["a\n", "123456789012"], [line("a", 1), .oversized(number: 2, limit: 8)]),
+    ] as [([String], [LineFramer.Frame])])
+    func finish(_ chunks: [String], _ expected: [LineFramer.Frame]) {
+        var framer = LineFramer(maxLineBytes: 8)
+        var frames: [LineFramer.Frame] = []
+        for chunk in chunks { framer.feed(Array(chunk.utf8)) { frames.append($0) } }
+        framer.finish { frames.append($0) }
+        #expect(frames == expected)
+    }
+
     @Test(arguments: cases)
     func frames(_ c: Case) {
         var framer = LineFramer(maxLineBytes: c.cap)

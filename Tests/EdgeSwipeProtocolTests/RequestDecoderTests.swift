@@ -28,6 +28,11 @@ struct RequestDecoderTests {
         (#"{"op":"select-tab","container":"shell","scene":"home"}"#, nil, .control(ControlRequest(container: "shell", action: .selectTab(.scene("home"))))),
         (#"{"op":"show","container":"panes","child":"b"}"#, nil, .control(ControlRequest(container: "panes", action: .show(child: "b")))),
         (" \t{\"op\" : \"ping\" } ", nil, .ping),
+        // Names at the limit: 256 bytes of UTF-8.
+        (#"{"op":"push","container":"app","scene":"\#(String(repeating: "é", count: 128))"}"#, nil,
+         .control(ControlRequest(container: "app", action: .push(scene: String(repeating: "é", count: 128))))),
+        (#"{"op":"present","container":"o","scene":"c","frame":{"x":-10,"y":10,"width":0.001,"height":10}}"#, nil,
+         .control(ControlRequest(container: "o", action: .present(scene: "c", style: .fullScreen, frame: NormalizedRect(x: -10, y: 10, width: 0.001, height: 10))))),
     ]
 
     @Test("valid requests decode", arguments: valid)
@@ -72,8 +77,13 @@ struct RequestDecoderTests {
         Bad(line: #"{"op":"push","container":"","scene":"x"}"#, code: .invalidField, mentions: ["\"container\" must not be empty"]),
         Bad(line: #"{"op":"pop","container":"app","animated":"yes"}"#, code: .invalidField, mentions: ["\"animated\" must be a boolean"]),
         Bad(line: #"{"op":"present","container":"o","scene":"c","style":"sheet"}"#, code: .invalidField, mentions: ["\"style\" must be one of full-screen, custom"]),
-        Bad(line: #"{"op":"present","container":"o","scene":"c","frame":{"x":0,"y":0,"width":0,"height":1}}"#, code: .invalidField, mentions: ["positive width and height"]),
+        Bad(line: #"{"op":"present","container":"o","scene":"c","frame":{"x":0,"y":0,"width":0,"height":1}}"#, code: .invalidField, mentions: ["width must be between 0.001 and 10"]),
         Bad(line: #"{"op":"present","container":"o","scene":"c","frame":{"x":0}}"#, code: .invalidField, mentions: ["\"frame.y\" must be a number"]),
+        Bad(line: #"{"op":"present","container":"o","scene":"c","frame":{"x":1e308,"y":0,"width":1,"height":1}}"#, code: .invalidField, mentions: ["\"frame\": x must be between -10 and 10"]),
+        Bad(line: #"{"op":"present","container":"o","scene":"c","frame":{"x":0,"y":0,"width":1,"height":1e-308}}"#, code: .invalidField, mentions: ["\"frame\": height must be between 0.001 and 10"]),
+        Bad(line: #"{"op":"push","container":"app","scene":"\#(String(repeating: "é", count: 128))x"}"#, code: .invalidField, mentions: ["\"scene\" is 257 bytes long; a name holds at most 256 bytes"]),
+        Bad(line: #"{"op":"push","container":"\#(String(repeating: "c", count: 300))","scene":"x"}"#, code: .invalidField, mentions: ["\"container\" is 300 bytes long"]),
+        Bad(line: #"{"op":"show","container":"p","child":"a\u0007b"}"#, code: .invalidField, mentions: ["\"child\" contains the control character U+0007"]),
         Bad(line: #"{"op":"select-tab","container":"shell"}"#, code: .missingField, mentions: ["\"index\"", "\"scene\""]),
         Bad(line: #"{"op":"select-tab","container":"shell","index":1,"scene":"home"}"#, code: .invalidField, mentions: ["not both"]),
         Bad(line: #"{"op":"select-tab","container":"shell","index":-1}"#, code: .invalidField, mentions: ["must not be negative"]),
@@ -130,5 +140,35 @@ struct RequestDecoderTests {
         }
         let wrongKind = ControlRequest(container: "app", action: .selectTab(.scene("home")))
         #expect(throws: RequestError.self) { try wrongKind.operation(in: containers) }
+    }
+}
+
+@Suite("UTF-8 in requests")
+struct RequestUTF8Tests {
+    @Test("the first byte that is not well-formed UTF-8 is found", arguments: [
+        ([0x61, 0x62], nil),
+        ([0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80], nil),
+        ([0x61, 0xFF], 1),
+        ([0xC0, 0x80], 0),
+        ([0x61, 0xED, 0xA0, 0x80], 1),
+        ([0xF4, 0x90, 0x80, 0x80], 0),
+        ([0x61, 0x62, 0xE2, 0x82], 2),
+        ([0xE2, 0x28, 0xA1], 0),
+        ([0x80], 0),
+    ] as [([UInt8], Int?)])
+    func offsets(_ bytes: [UInt8], _ expected: Int?) {
+        #expect(UTF8Check.firstInvalidOffset(bytes) == expected)
+    }
+
+    @Test("a request with a byte that is not UTF-8 is malformed JSON, with the offset; never read with it replaced")
+    func refused() {
+        let line = Array(#"{"op":"push","id":1,"container":"app","scene":"a"#.utf8) + [0xFF] + Array(#""}"#.utf8)
+        do {
+            _ = try RequestDecoder.decode(line, line: 4)
+            Issue.record("decoded")
+        } catch {
+            #expect(error.code == .malformedJSON)
+            #expect(error.message.hasPrefix("line 4: not valid JSON: byte 48: invalid UTF-8 (0xFF)"), "\(error.message)")
+        }
     }
 }

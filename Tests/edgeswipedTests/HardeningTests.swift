@@ -362,25 +362,28 @@ struct HardeningTests {
     func slowReaderCutOff() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let daemon = try DaemonProcess.holdingDemo(in: dir)
+        let config = dir.appendingPathComponent("c.toml")
+        try "[daemon]\nstall_timeout_s = 2\n".write(to: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path])
         let good = try LineClient(path: daemon.socketPath)
         _ = good.messages(until: { $0.type == "hello" })
         let stalled = try LineClient(path: daemon.socketPath)
-        // 20,000 pings and not a byte read: the replies fill the socket buffer, then the daemon's queue for it
-        // (4,096 messages), and the daemon lets it go.
+        // 20,000 pings and not a byte read: the replies fill the socket buffer, the daemon stops reading the
+        // requests (backpressure), and once nothing has been read for stall_timeout_s it lets the client go.
         let pings = (0..<20_000).map { #"{"op":"ping","id":\#($0)}"# + "\n" }.joined()
-        _ = stalled.sendRaw(Array(pings.utf8), timeoutSeconds: 30)
+        #expect(!stalled.sendRaw(Array(pings.utf8), timeoutSeconds: 1), "the daemon stops reading requests nobody reads the answers of")
         #expect(Hardening.waitForLog(daemon, "client too slow, disconnecting"), "\(daemon.log)")
-        // The well-behaved client still gets answers and events.
-        #expect(Self.request(good, #"{"op":"select-tab","id":7,"container":"shell","index":2}"#, id: 7)?.type == "reply")
-        good.send(#"{"op":"ping","id":8}"#)
-        #expect(good.messages(until: { $0.type == "reply" && $0["id"] as? Int == 8 }, timeoutSeconds: 10).last != nil)
-        // What the stalled client finds when it reads at last: its earlier replies, then the goodbye.
+        // What the stalled client finds when it reads at last (within the goodbye's 2 s): its earlier replies,
+        // then the goodbye.
         let rest = stalled.messages(until: Self.isGoodbye, timeoutSeconds: 30)
         #expect(rest.last?.type == "goodbye")
         #expect(rest.last?["reason"] as? String == "backlog-exceeded")
         let seqs = rest.compactMap { $0["seq"] as? Int }
         #expect(seqs == Array(1...max(1, seqs.count)), "gap-free up to the goodbye")
+        // The well-behaved client still gets answers and events.
+        #expect(Self.request(good, #"{"op":"select-tab","id":7,"container":"shell","index":2}"#, id: 7)?.type == "reply")
+        good.send(#"{"op":"ping","id":8}"#)
+        #expect(good.messages(until: { $0.type == "reply" && $0["id"] as? Int == 8 }, timeoutSeconds: 10).last != nil)
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
     }

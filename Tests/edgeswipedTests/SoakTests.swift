@@ -176,11 +176,179 @@ struct SoakTests {
             \(daemon.log.components(separatedBy: "client too slow").count - 1) slow clients cut off
             """
         print(report)
-        if let file = Self.environment["EDGESWIPE_SOAK_REPORT"] { try? report.write(toFile: file, atomically: true, encoding: .utf8) }
+        if let file = Self.environment["EDGESWIPE_SOAK_REPORT"] { Self.appendReport(report, to: file) }
+    }
+
+    // MARK: - Stalled readers and connection churn
+
+    // CI's sizes are small (the suite's time); scripts/soak runs the issue's: 500 stalled readers until they are cut
+    // off, and 20 rounds of 1,000.
+    static let stalledReaders = Int(environment["EDGESWIPE_SOAK_STALLED"] ?? "") ?? 50
+    /// How long the stalled readers stay connected at most; the daemon may cut them off before.
+    static let stalledSeconds = Double(environment["EDGESWIPE_SOAK_STALLED_SECONDS"] ?? "") ?? 4
+    static let churnRounds = Int(environment["EDGESWIPE_SOAK_CHURN_ROUNDS"] ?? "") ?? 2
+    static let churnClients = Int(environment["EDGESWIPE_SOAK_CHURN_CLIENTS"] ?? "") ?? 200
+
+    /// RSS of `pid` in kB, sampled until it stops falling (the daemon releases memory after a burst), at most
+    /// `seconds`: what the process holds once it has settled.
+    static func settledRSS(of pid: Int32, seconds: Double = 10) -> Int {
+        var last = Hardening.resources(of: pid)?.rssKB ?? 0
+        var lowest = last
+        var unchanged = 0
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline && unchanged < 5 {
+            usleep(200_000)
+            let now = Hardening.resources(of: pid)?.rssKB ?? last
+            unchanged = now < lowest ? 0 : unchanged + 1
+            lowest = min(lowest, now)
+            last = now
+        }
+        return lowest
+    }
+
+    /// Lets this process open as many sockets as its hard limit allows (a round of churn opens a thousand).
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+
+    /// A daemon of the memory scenarios, warmed up, with what it is measured against.
+    struct LoopingDaemon {
+        var daemon: DaemonProcess
+        var reader: DispatchGroup
+        var streams: LockedSlots<Stream?>
+        var pid: Int32 { daemon.process.processIdentifier }
+        /// Descriptors with only the well-behaved reader connected, and RSS once settled, before the scenario.
+        var idleFDs: Int
+        var baselineRSS: Int
+    }
+
+    /// A daemon replaying the demo in a loop at 240 Hz to one well-behaved reader, which reads everything on its
+    /// own thread until the goodbye; returns once that reader has its hello, the replay has warmed up and the
+    /// baseline is measured. Lets this process open as many sockets as the scenario needs.
+    static func startLoopingDaemon(in dir: URL, extraConfig: String = "") throws -> LoopingDaemon {
+        raiseDescriptorLimit()
+        let config = dir.appendingPathComponent("soak.toml")
+        try ("[daemon]\nmax_clients = 4096\n" + extraConfig).write(to: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(
+            ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--replay", Paths.demo.path,
+             "--loop", "--speed", "2", "--wait-for-clients", "1"], directory: dir)
+        try daemon.waitUntilListening()
+        let path = daemon.socketPath
+        let streams = LockedSlots<Stream?>(count: 1, initial: nil)
+        let greeted = Mutex(0)
+        let ended = Mutex(0)
+        let reader = DispatchGroup()
+        reader.enter()
+        Thread.detachNewThread {
+            defer { reader.leave() }
+            let stream = Self.readWellBehaved(
+                path: path, timeoutSeconds: 900, greeted: { greeted.withLock { $0 += 1 } }, ended: { ended.withLock { $0 += 1 } })
+            streams[0] = stream
+        }
+        #expect(Hardening.wait(timeoutSeconds: 30) { greeted.withLock { $0 } == 1 })
+        // Warm-up: the baseline is a daemon that has streamed a few swipes.
+        #expect(Hardening.wait(timeoutSeconds: 60) { ended.withLock { $0 } >= 2 }, "swipes run")
+        let pid = daemon.process.processIdentifier
+        let idleFDs = try #require(Hardening.resources(of: pid)).fds
+        return LoopingDaemon(daemon: daemon, reader: reader, streams: streams, idleFDs: idleFDs, baselineRSS: settledRSS(of: pid, seconds: 3))
+    }
+
+    @Test("stalled readers: each costs at most 1 MB at the worst moment, and the memory comes back once they are gone")
+    func stalledReadersMemory() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let looping = try Self.startLoopingDaemon(in: dir)
+        let (daemon, pid, idleFDs, baseline) = (looping.daemon, looping.pid, looping.idleFDs, looping.baselineRSS)
+
+        var stalled: [LineClient] = []
+        for _ in 0..<Self.stalledReaders {
+            let c = try LineClient(path: daemon.socketPath)
+            c.send(#"{"op":"subscribe","tick_hz":1000}"#)
+            stalled.append(c)
+        }
+        var peak = 0
+        let start = Date()
+        var cutOffAt: Double?
+        while Date().timeIntervalSince(start) < Self.stalledSeconds {
+            if let r = Hardening.resources(of: pid) {
+                peak = max(peak, r.rssKB)
+                if r.fds <= idleFDs, cutOffAt == nil { cutOffAt = Date().timeIntervalSince(start); break }
+            }
+            guard daemon.process.isRunning else { break }
+            usleep(100_000)
+        }
+        stalled.removeAll()
+        #expect(Hardening.wait(timeoutSeconds: 30) { (Hardening.resources(of: pid)?.fds ?? .max) <= idleFDs }, "the stalled readers' descriptors are closed")
+        let after = Self.settledRSS(of: pid)
+        let perReader = Double(peak - baseline) / Double(Self.stalledReaders)
+        let report = """
+            stalled readers: \(Self.stalledReaders) (tick_hz 1000, never reading) for \(String(format: "%.0f", Self.stalledSeconds)) s at most; \
+            \(cutOffAt.map { String(format: "all cut off after %.1f s", $0) } ?? "closed by the test"); \
+            RSS \(baseline) kB before, peak \(peak) kB (\(String(format: "%.0f", perReader)) kB per reader), \(after) kB after they are gone \
+            (\(after - baseline) kB over the baseline); \(daemon.log.components(separatedBy: "client too slow").count - 1) cut off
+            """
+        Self.stop(looping, report: report)
+        if Self.environment["EDGESWIPE_SANITIZER"] == nil {
+            #expect(perReader <= 1024, "\(report)")
+            #expect(after - baseline <= 10 * 1024, "\(report)")
+        }
+    }
+
+    @Test("connection churn: after rounds of a burst of clients that connect and close, RSS is back near the baseline")
+    func connectionChurnMemory() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let looping = try Self.startLoopingDaemon(in: dir)
+        let (daemon, pid, idleFDs, baseline) = (looping.daemon, looping.pid, looping.idleFDs, looping.baselineRSS)
+        var peak = 0
+        var afterRounds: [Int] = []
+        for _ in 0..<Self.churnRounds {
+            var clients: [LineClient] = []
+            for _ in 0..<Self.churnClients { clients.append(try LineClient(path: daemon.socketPath)) }
+            // Every one is registered (it has its hello) before any leaves.
+            for c in clients { _ = c.readLine(timeoutSeconds: 20) }
+            peak = max(peak, Hardening.resources(of: pid)?.rssKB ?? 0)
+            clients.removeAll()
+            #expect(Hardening.wait(timeoutSeconds: 30) { (Hardening.resources(of: pid)?.fds ?? .max) <= idleFDs })
+            afterRounds.append(Hardening.resources(of: pid)?.rssKB ?? 0)
+        }
+        let after = Self.settledRSS(of: pid)
+        let report = """
+            churn: \(Self.churnRounds) rounds of \(Self.churnClients) clients connecting (each read its hello) and closing; \
+            RSS \(baseline) kB before, peak \(peak) kB, after each round \(afterRounds.map(String.init).joined(separator: " ")) kB, \
+            \(after) kB once settled (\(after - baseline) kB over the baseline)
+            """
+        Self.stop(looping, report: report)
+        if Self.environment["EDGESWIPE_SANITIZER"] == nil {
+            #expect(after - baseline <= 10 * 1024, "\(report)")
+        }
+    }
+
+    /// Stops a daemon of ``startLoopingDaemon(in:extraConfig:)``: it was still running, exits 0, and its
+    /// well-behaved reader got a complete stream to the goodbye. Prints the report and appends it to the soak's.
+    static func stop(_ looping: LoopingDaemon, report: String) {
+        let (daemon, reader, streams) = (looping.daemon, looping.reader, looping.streams)
+        let running = daemon.process.isRunning
+        daemon.signal(SIGTERM)
+        #expect(reader.wait(timeout: .now() + 60) == .success)
+        #expect(daemon.waitForExit() == 0, "\(daemon.log.suffix(2000))")
+        #expect(running)
+        print(report)
+        if let file = environment["EDGESWIPE_SOAK_REPORT"] { appendReport(report, to: file) }
+        let s = streams[0]
+        #expect(s?.endedWithGoodbye == true && s?.seqGaps.isEmpty == true && s?.problems.isEmpty == true, "the well-behaved reader is unaffected: \(s?.problems.prefix(3) ?? [])")
+    }
+
+    static func appendReport(_ text: String, to file: String) {
+        let existing = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        try? (existing + text + "\n").write(toFile: file, atomically: true, encoding: .utf8)
     }
 
     /// Reads until the goodbye, checking `seq` and each transition's phases as it goes.
-    static func readWellBehaved(path: String, timeoutSeconds: Double, greeted: () -> Void) -> Stream {
+    static func readWellBehaved(path: String, timeoutSeconds: Double, greeted: () -> Void, ended: () -> Void = {}) -> Stream {
         var stream = Stream()
         guard let client = try? LineClient(path: path) else {
             stream.problems.append("cannot connect")
@@ -207,6 +375,7 @@ struct SoakTests {
                     open[id] = p
                 case "completed", "cancelled":
                     if open.removeValue(forKey: id) == nil { stream.problems.append("transition \(id) ended without beginning") }
+                    ended()
                 default:
                     if open[id] == nil { stream.problems.append("transition \(id) \(p) outside began...end") }
                 }

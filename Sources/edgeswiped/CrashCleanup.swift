@@ -1,0 +1,59 @@
+import Glibc
+import Synchronization
+
+// A daemon that dies of a fatal signal (a trap, a fault, an abort) removes the socket file it bound on its way
+// out. Left behind, the file would answer every client with ECONNREFUSED, as if a daemon were there but busy, until
+// something replaced it; gone, clients see that nothing listens. (SIGKILL cannot be caught: the next start
+// replaces the stale file, as it always has.) Only a file that is still the socket this daemon bound is removed,
+// and then the signal goes on to whoever handled it before (the Swift runtime's backtracer, or the default: a core
+// dump), so the crash itself is reported as it would have been.
+
+private let fatalSignals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
+
+// Read by the signal handler, so nothing it touches may allocate or lock: a C string and two integers, set before
+// the handler is installed (and after each rebind), and the previous actions, one slot per signal number.
+nonisolated(unsafe) private var socketPath: UnsafeMutablePointer<CChar>?
+nonisolated(unsafe) private var socketDevice: UInt64 = 0
+nonisolated(unsafe) private var socketInode: UInt64 = 0
+nonisolated(unsafe) private var previousActions: UnsafeMutablePointer<sigaction>?
+/// Set by the handler: the process is dying (lock-free, so the handler may set it).
+private let crashing = Atomic<Bool>(false)
+
+enum CrashCleanup {
+    /// A fatal signal is being handled: nothing may bind the socket path again.
+    static var isCrashing: Bool { crashing.load(ordering: .sequentiallyConsistent) }
+
+    /// Installs the handlers for the socket file at `path` (one the daemon bound itself) and records its inode.
+    static func install(socketPath path: String) {
+        guard socketPath == nil else { return }
+        socketPath = strdup(path)
+        recordInode()
+        let previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 65)
+        previous.initialize(repeating: sigaction(), count: 65)
+        previousActions = previous
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { sig in
+            // First, so that the socket watcher, woken by the unlink, does not bind the path again.
+            crashing.store(true, ordering: .sequentiallyConsistent)
+            if let path = socketPath {
+                var st = stat()
+                if lstat(path, &st) == 0, UInt64(st.st_dev) == socketDevice, UInt64(st.st_ino) == socketInode {
+                    unlink(path)
+                }
+            }
+            if let previous = previousActions, sig >= 0, sig < 65 { sigaction(sig, previous + Int(sig), nil) }
+            raise(sig)
+        }
+        sigemptyset(&action.sa_mask)
+        for sig in fatalSignals { sigaction(sig, &action, previous + Int(sig)) }
+    }
+
+    /// Records the socket file's inode again: after the daemon bound its path anew (a deleted socket file).
+    static func recordInode() {
+        guard let path = socketPath else { return }
+        var st = stat()
+        guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK else { return }
+        socketDevice = UInt64(st.st_dev)
+        socketInode = UInt64(st.st_ino)
+    }
+}
