@@ -1,5 +1,4 @@
 public import EdgeSwipeCore
-import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -32,11 +31,29 @@ public struct RecordedDevice: Hashable, Sendable {
 /// Where a streamed device's events are: which file, which of its devices, and what the first pass over it found.
 public struct StreamedEvents: Hashable, Sendable {
     public var path: String
+    public var format: Recording.Format
     /// The device's index among the file's devices (each `N:` starts the next; events before any belong to the
     /// `.desc`'s device, index 0).
     public var deviceIndex: Int
     public var eventCount: Int
     public var firstEventTime: MonotonicInstant?
+
+    /// A reader of the events from the file, for one player.
+    func openStream() -> any RecordedEventStream {
+        switch format {
+        case .evemu: EvemuEventStream(self)
+        case .libinputRecord: LibinputRecordEventStream(self)
+        }
+    }
+}
+
+/// A streamed device's events, read from its file as a player asks for them (``StreamedEvents``).
+protocol RecordedEventStream: AnyObject, Sendable {
+    /// The next event; `nil` at the end, or after a failure.
+    var current: EvdevEvent? { get }
+    /// Set when the file could not be read again, or no longer matches what its first pass found.
+    var failure: RecordingError? { get }
+    func advance()
 }
 
 /// A recorded session of one or more devices, read from an evemu or `libinput record` file.
@@ -70,6 +87,10 @@ public struct Recording: Hashable, Sendable {
     ///     no inline description, the `.desc` in the same folder whose name (without `.desc`) is the longest
     ///     prefix of the recording's name is used, which is how evemu-devices is laid out.
     public static func load(path: String, descriptionPath: String? = nil) throws(RecordingError) -> Recording {
+        // A `libinput record` file is parsed as it is read: its events are kept, its text never is.
+        if looksLikeLibinputRecord(try head(of: path), path: path) {
+            return Recording(path: path, format: .libinputRecord, devices: try LibinputRecord.load(path: path))
+        }
         let text = try readText(path)
         return try parse(text, path: path, descriptionPath: descriptionPath)
     }
@@ -88,10 +109,8 @@ public struct Recording: Hashable, Sendable {
 
     /// The `.desc` beside `path` whose name without `.desc` is the longest prefix of the recording's file name.
     public static func findDescription(forRecording path: String) -> String? {
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent().path
-        let name = url.lastPathComponent
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+        let (folder, name) = splitPath(path)
+        guard let entries = directoryEntries(folder) else { return nil }
         var best: (file: String, stem: Substring)? = nil
         for file in entries where file.hasSuffix(".desc") && file != name {
             let stem = file.dropLast(".desc".count)
@@ -102,7 +121,37 @@ public struct Recording: Hashable, Sendable {
             }
             best = (file, stem)
         }
-        return best.map { URL(fileURLWithPath: folder).appendingPathComponent($0.file).path }
+        return best.map { folder.hasSuffix("/") ? folder + $0.file : folder + "/" + $0.file }
+    }
+
+    /// The folder (absolute: a relative path is taken from the working directory) and the file name of `path`.
+    static func splitPath(_ path: String) -> (folder: String, name: String) {
+        var absolute = path
+        if !path.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            if let cwd = getcwd(&buffer, buffer.count).map({ String(cString: $0) }) {
+                absolute = cwd.hasSuffix("/") ? cwd + path : cwd + "/" + path
+            }
+        }
+        var trimmed = Substring(absolute)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return (".", String(trimmed)) }
+        let folder = trimmed[..<slash]
+        return (folder.isEmpty ? "/" : String(folder), String(trimmed[trimmed.index(after: slash)...]))
+    }
+
+    /// The names in `folder` (not `.` and `..`), or `nil` when it cannot be listed.
+    static func directoryEntries(_ folder: String) -> [String]? {
+        guard let dir = opendir(folder) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 
     static func looksLikeLibinputRecord(_ text: String, path: String) -> Bool {

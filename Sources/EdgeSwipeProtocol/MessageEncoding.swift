@@ -105,15 +105,26 @@ public struct EncodedBatch: Sendable {
     /// Appends the message for `event`; returns `false` for trace events, which are not sent.
     @discardableResult
     public mutating func append(_ event: EngineEvent) -> Bool {
+        // Each message is built in place and written from there: a transition is a few hundred bytes, worth not
+        // copying again.
         switch event {
         case .gesture(let e):
-            append(GestureMessage(e), role: e.state == .changed ? .progress(.gesture(e.device)) : .essential)
+            var m = GestureMessage(e)
+            append(&m, role: e.state == .changed ? .progress(.gesture(e.device)) : .essential)
         case .transition(let e):
-            append(TransitionMessage(e), role: Self.role(of: e))
-        case .lifecycle(let e): append(LifecycleMessage(e))
-        case .state(let s): append(StateMessage(s))
-        case .device(let e): append(DeviceMessage(e))
-        case .trace: return false
+            var m = TransitionMessage(e)
+            append(&m, role: Self.role(of: e))
+        case .lifecycle(let e):
+            var m = LifecycleMessage(e)
+            append(&m)
+        case .state(let s):
+            var m = StateMessage(s)
+            append(&m)
+        case .device(let e):
+            var m = DeviceMessage(e)
+            append(&m)
+        case .trace:
+            return false
         }
         return true
     }
@@ -125,9 +136,8 @@ public struct EncodedBatch: Sendable {
         return .essential
     }
 
-    /// Appends `message`'s tail: every field after `seq`, as its description lists them.
-    private mutating func append<M: WireMessage>(_ message: consuming M, role: DeliveryRole = .essential) {
-        var m = message
+    /// Appends `m`'s tail: every field after `seq`, as its description lists them.
+    private mutating func append<M: WireMessage>(_ m: inout M, role: DeliveryRole = .essential) {
         let start = w.count
         w.field("time_us", &m.timeUS)
         m.body(&w)
@@ -141,26 +151,31 @@ public struct EncodedBatch: Sendable {
     public mutating func appendHello(
         _ s: ServerSnapshot, access: AccessInfo, maxLineBytes: Int = WireProtocol.maxLineBytes, time: MonotonicInstant
     ) {
-        append(HelloMessage(s, access: access, maxLineBytes: maxLineBytes, time: time))
+        var m = HelloMessage(s, access: access, maxLineBytes: maxLineBytes, time: time)
+        append(&m)
     }
 
     /// Appends a `reply` to the request `id` (with `op`).
     public mutating func appendReply(id: RequestID?, op: String, result: ReplyResult, time: MonotonicInstant) {
-        append(ReplyMessage(timeUS: time.microseconds, id: id, op: op, result: ReplyPayload(result)))
+        var m = ReplyMessage(timeUS: time.microseconds, id: id, op: op, result: ReplyPayload(result))
+        append(&m)
     }
 
     /// Appends an `error`; its `message` names the place and the problem (``RequestError/message``).
     public mutating func appendError(_ error: RequestError, time: MonotonicInstant) {
-        append(ErrorMessage(error, time: time))
+        var m = ErrorMessage(error, time: time)
+        append(&m)
     }
 
     /// Appends a `config` message; `config` is the new summary when it was reloaded.
     public mutating func appendConfig(_ result: ConfigResult, message: String, config: ConfigSummary?, time: MonotonicInstant) {
-        append(ConfigMessage(timeUS: time.microseconds, result: result, message: message, config: config))
+        var m = ConfigMessage(timeUS: time.microseconds, result: result, message: message, config: config)
+        append(&m)
     }
 
     /// Appends the `goodbye` that ends a connection.
     public mutating func appendGoodbye(_ reason: GoodbyeReason, message: String, time: MonotonicInstant) {
-        append(GoodbyeMessage(timeUS: time.microseconds, reason: reason.rawValue, message: message))
+        var m = GoodbyeMessage(timeUS: time.microseconds, reason: reason.rawValue, message: message)
+        append(&m)
     }
 }
