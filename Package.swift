@@ -36,6 +36,9 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // Scripted fingers: the one way synthetic touches are written (tests, demo, benchmarks, e2e descriptions).
+        .target(name: "EdgeSwipeFingerScript", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
+
         // The only place that sees C: libinput, libevdev, libudev and libyaml headers.
         .systemLibrary(
             name: "CInput",
@@ -45,7 +48,7 @@ let package = Package(
         .target(
             name: "EdgeSwipeInput",
             dependencies: [
-                "EdgeSwipeCore", "CInput",
+                "EdgeSwipeCore", "EdgeSwipeFingerScript", "CInput",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6
@@ -103,7 +106,8 @@ let package = Package(
         // depends on edgeswiped only so that `swift run edgeswipe-bench` builds it). The workloads are no product:
         // Benchmarks/ (a package of its own) builds them from the same folders, through links.
         .target(
-            name: "EdgeSwipeBenchSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeProtocol"],
+            name: "EdgeSwipeBenchSupport",
+            dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeProtocol"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(
@@ -119,15 +123,25 @@ let package = Package(
 
         .testTarget(
             name: "EdgeSwipeCoreTests",
-            dependencies: ["EdgeSwipeCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeFingerScript", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strictSwift6
         ),
-        .testTarget(name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput", "EdgeSwipeFingerScript"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig"], swiftSettings: strictSwift6),
-        .testTarget(name: "EdgeSwipeProtocolTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeCore"], swiftSettings: strictSwift6),
-        .testTarget(name: "EdgeSwipeServerTests", dependencies: ["EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeProtocolTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeCore", "EdgeSwipeFingerScript"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeServerTests",
+            dependencies: ["EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeFingerScript"],
+            swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeClientTests", dependencies: ["EdgeSwipeClient", "EdgeSwipeCore"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeBenchSupportTests", dependencies: ["EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput"], swiftSettings: strictSwift6),
-        .testTarget(name: "edgeswipedTests", dependencies: ["EdgeSwipeProtocol"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "edgeswipedTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeInput", "EdgeSwipeFingerScript"],
+            swiftSettings: strictSwift6),
     ]
 )

@@ -95,16 +95,27 @@ public enum ConfigParser {
             stallTimeoutSeconds: try daemonSection.int("stall_timeout_s", default: 30, in: 1...3600) ?? 30)
 
         let transition = try top.section("transition")
-        try transition.only(["threshold", "flick_velocity", "completion_speed", "completion_curve", "spring_response_ms", "animator"])
+        try transition.only([
+            "threshold", "flick_velocity", "completion_speed", "completion_curve", "spring_response_ms", "animator",
+            "overscroll", "rubber_band_stiffness", "rubber_band_limit",
+        ])
         let threshold = try transition.double("threshold", default: 0.5, in: 0.05...0.95)
         let flick = try transition.double("flick_velocity", default: 0.3, in: 0...100)
         let completionSpeed = try transition.double("completion_speed", default: 1, in: 0.05...20)
         let springMS = try transition.double("spring_response_ms", default: 300, in: 10...5000)
         let completionCurve = try transition.curve("completion_curve", default: .easeInOut, springResponseMS: springMS)
         let animator = try transition.animator(try transition.section("animator"), base: Animator.slide, springResponseMS: springMS)
+        let band = RubberBand(
+            stiffness: try transition.double("rubber_band_stiffness", default: RubberBand.niri.stiffness, in: 0.01...10),
+            limit: Percent(try transition.double("rubber_band_limit", default: RubberBand.niri.limit.value, in: 0.001...1)),
+            springResponse: .seconds(springMS / 1000))
+        let overscroll = try transition.choice(
+            "overscroll", default: Overscroll.rubberBand(band), [("none", .none), ("rubber-band", .rubberBand(band))])
+            ?? .rubberBand(band)
 
-        let touchscreen = try top.kindSettings(.touchscreen, threshold: threshold, flick: flick)
-        let touchpad = try top.kindSettings(.touchpad, threshold: threshold, flick: flick)
+        var warnings: [ConfigWarning] = []
+        let touchscreen = try top.kindSettings(.touchscreen, threshold: threshold, flick: flick, warnings: &warnings)
+        let touchpad = try top.kindSettings(.touchpad, threshold: threshold, flick: flick, warnings: &warnings)
 
         // The scene graph and the bindings are replaced as a whole when a file gives them, and otherwise are
         // the defaults, so a file that only tunes a zone keeps working edges.
@@ -144,8 +155,8 @@ public enum ConfigParser {
         let engine = EngineConfiguration(
             containers: containers, bindings: bindings, touchscreen: touchscreen, touchpad: touchpad,
             animator: animator, completionSpeed: completionSpeed, completionCurve: completionCurve,
-            tickInterval: Microseconds(Int64(1_000_000 / daemon.tickHz)))
-        return EdgeSwipeSettings(engine: engine, daemon: daemon, devices: devices, access: access)
+            tickInterval: Microseconds(Int64(1_000_000 / daemon.tickHz)), overscroll: overscroll)
+        return EdgeSwipeSettings(engine: engine, daemon: daemon, devices: devices, access: access, warnings: warnings)
     }
 }
 

@@ -21,6 +21,8 @@ extension ServerMessage {
             case .gesture: self = .gesture(try GestureMessage(members: members))
             case .transition: self = .transition(try TransitionMessage(members: members))
             case .lifecycle: self = .lifecycle(try LifecycleMessage(members: members))
+            case .presentation: self = .presentation(try PresentationMessage(members: members))
+            case .interaction: self = .interaction(try InteractionMessage(members: members))
             case .state: self = .state(try StateMessage(members: members))
             case .device: self = .device(try DeviceMessage(members: members))
             case .config: self = .config(try ConfigMessage(members: members))

@@ -117,6 +117,12 @@ public struct EncodedBatch: Sendable {
         case .lifecycle(let e):
             var m = LifecycleMessage(e)
             append(&m)
+        case .presentation(let e):
+            var m = PresentationMessage(e)
+            append(&m)
+        case .interaction(let e):
+            var m = InteractionMessage(e)
+            append(&m)
         case .state(let s):
             var m = StateMessage(s)
             append(&m)

@@ -270,7 +270,7 @@ public struct GestureMessage: Hashable, Sendable, Codable, WireMessage {
     public var seq: UInt64 = 0
     public var timeUS: UInt64 = 0
     public var edge = Edge.left
-    public var state = ScreenEdgePanRecognizer.State.possible
+    public var state = GestureState.began
     public var device: UInt32 = 0
     public var deviceKind = DeviceKind.touchscreen
     public var fingers = 0
@@ -282,6 +282,18 @@ public struct GestureMessage: Hashable, Sendable, Codable, WireMessage {
     public var progress = false
     /// The transition this gesture drives, once it drives one.
     public var transition: UInt64?
+    /// Why a gesture that began drives nothing (`no-applicable-binding`); a string, so that a newer server's
+    /// reasons still decode.
+    public var blocked: String?
+    /// A blocked gesture's rubber-band displacement, in percent of the transition it would have driven.
+    public var overscroll: Double?
+    /// The same displacement along the edge's inward normal, in millimetres.
+    public var overscrollMM: Double?
+    /// On a blocked gesture's `ended` or `cancelled`: the spring back to 0 (`from_percent` and `to_percent` are
+    /// overscroll amounts).
+    public var animation: AnimationInfo?
+    /// On `failed`: why (`not-inward`, `edge-scroll`, `lifted`, …), kept as a string for the same reason.
+    public var reason: String?
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("edge", &edge)
@@ -294,6 +306,17 @@ public struct GestureMessage: Hashable, Sendable, Codable, WireMessage {
         try c.field("velocity_mm_s", &velocityMMPerS)
         try c.field("progress", &progress)
         try c.field("transition", &transition)
+        try c.field("blocked", &blocked)
+        try c.field("overscroll", &overscroll)
+        try c.field("overscroll_mm", &overscrollMM)
+        try c.field("animation", &animation)
+        try c.field("reason", &reason)
+    }
+
+    /// The displacement at `timeUS`: the finger's while it is down, then the spring back to exactly 0.
+    public func overscroll(atTimeUS timeUS: UInt64) -> Double? {
+        if let animation { return animation.percent(atTimeUS: timeUS) }
+        return overscroll
     }
 }
 
@@ -310,6 +333,11 @@ extension GestureMessage {
         velocityMMPerS = Vector2(x: e.velocity.x, y: e.velocity.y)
         progress = e.state == .changed
         transition = e.transition?.rawValue
+        blocked = e.blocked?.rawValue
+        overscroll = e.overscroll?.value
+        overscrollMM = e.overscrollMM?.value
+        animation = e.animation.map(AnimationInfo.init)
+        reason = e.failure?.rawValue
     }
 }
 
@@ -541,6 +569,90 @@ extension LifecycleMessage {
     }
 }
 
+/// The presentation controller's callback around a modal transition (topic `lifecycle`).
+public struct PresentationMessage: Hashable, Sendable, Codable, WireMessage {
+    static let type = MessageType.presentation
+    public var seq: UInt64 = 0
+    public var timeUS: UInt64 = 0
+    public var transition: UInt64 = 0
+    public var container = ""
+    /// `presentation` or `dismissal`.
+    public var kind = PresentationEvent.Kind.presentation
+    /// `will-begin` or `did-end`.
+    public var phase = PresentationEvent.Phase.willBegin
+    /// On `did-end`: whether the transition completed.
+    public var completed: Bool?
+    public var presented = ""
+    public var presenting = ""
+    public var style = PresentationStyle.fullScreen
+    /// Where the presented scene rests.
+    public var frame = NormalizedRect.full
+
+    mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("transition", &transition)
+        try c.field("container", &container)
+        try c.field("kind", &kind)
+        try c.field("phase", &phase)
+        try c.field("completed", &completed)
+        try c.field("presented", &presented)
+        try c.field("presenting", &presenting)
+        try c.field("style", &style)
+        try c.field("frame", &frame)
+    }
+}
+
+extension PresentationMessage {
+    public init(_ e: PresentationEvent) {
+        timeUS = e.time.microseconds
+        transition = e.transition.rawValue
+        container = e.container
+        kind = e.kind
+        phase = e.phase
+        completed = e.completed
+        presented = e.presented
+        presenting = e.presenting
+        style = e.style
+        frame = e.frame
+    }
+}
+
+/// The transition coordinator's interaction change (topic `transition`).
+public struct InteractionMessage: Hashable, Sendable, Codable, WireMessage {
+    static let type = MessageType.interaction
+    public var seq: UInt64 = 0
+    public var timeUS: UInt64 = 0
+    public var transition: UInt64 = 0
+    public var container = ""
+    /// `ended` (the finger let go) or `began` (a touch caught the run-out).
+    public var phase = InteractionEvent.Phase.began
+    /// On `ended`: whether the run-out goes back.
+    public var cancelled: Bool?
+    public var percent = 0.0
+    /// Percent per second.
+    public var velocity = 0.0
+
+    mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("transition", &transition)
+        try c.field("container", &container)
+        try c.field("phase", &phase)
+        try c.field("cancelled", &cancelled)
+        try c.field("percent", &percent)
+        try c.field("velocity", &velocity)
+    }
+}
+
+extension InteractionMessage {
+    public init(_ e: InteractionEvent) {
+        timeUS = e.time.microseconds
+        transition = e.transition.rawValue
+        container = e.container
+        phase = e.phase
+        cancelled = e.cancelled
+        percent = e.percent.value
+        velocity = e.velocity.value
+    }
+}
+
 /// The containers' state after a transition ended (topic `state`).
 public struct StateMessage: Hashable, Sendable, Codable, WireMessage {
     static let type = MessageType.state
@@ -737,6 +849,8 @@ public enum ServerMessage: Hashable, Sendable, Codable {
     case gesture(GestureMessage)
     case transition(TransitionMessage)
     case lifecycle(LifecycleMessage)
+    case presentation(PresentationMessage)
+    case interaction(InteractionMessage)
     case state(StateMessage)
     case device(DeviceMessage)
     case config(ConfigMessage)
@@ -754,6 +868,8 @@ public enum ServerMessage: Hashable, Sendable, Codable {
         case .gesture: self = .gesture(try GestureMessage(from: decoder))
         case .transition: self = .transition(try TransitionMessage(from: decoder))
         case .lifecycle: self = .lifecycle(try LifecycleMessage(from: decoder))
+        case .presentation: self = .presentation(try PresentationMessage(from: decoder))
+        case .interaction: self = .interaction(try InteractionMessage(from: decoder))
         case .state: self = .state(try StateMessage(from: decoder))
         case .device: self = .device(try DeviceMessage(from: decoder))
         case .config: self = .config(try ConfigMessage(from: decoder))
@@ -776,6 +892,8 @@ public enum ServerMessage: Hashable, Sendable, Codable {
         case .gesture(let m): try m.encode(to: encoder)
         case .transition(let m): try m.encode(to: encoder)
         case .lifecycle(let m): try m.encode(to: encoder)
+        case .presentation(let m): try m.encode(to: encoder)
+        case .interaction(let m): try m.encode(to: encoder)
         case .state(let m): try m.encode(to: encoder)
         case .device(let m): try m.encode(to: encoder)
         case .config(let m): try m.encode(to: encoder)
@@ -793,6 +911,8 @@ public enum ServerMessage: Hashable, Sendable, Codable {
         case .gesture: MessageType.gesture.rawValue
         case .transition: MessageType.transition.rawValue
         case .lifecycle: MessageType.lifecycle.rawValue
+        case .presentation: MessageType.presentation.rawValue
+        case .interaction: MessageType.interaction.rawValue
         case .state: MessageType.state.rawValue
         case .device: MessageType.device.rawValue
         case .config: MessageType.config.rawValue
@@ -810,6 +930,8 @@ public enum ServerMessage: Hashable, Sendable, Codable {
         case .gesture(let m): m.seq
         case .transition(let m): m.seq
         case .lifecycle(let m): m.seq
+        case .presentation(let m): m.seq
+        case .interaction(let m): m.seq
         case .state(let m): m.seq
         case .device(let m): m.seq
         case .config(let m): m.seq
@@ -827,6 +949,8 @@ public enum ServerMessage: Hashable, Sendable, Codable {
         case .gesture(let m): m.timeUS
         case .transition(let m): m.timeUS
         case .lifecycle(let m): m.timeUS
+        case .presentation(let m): m.timeUS
+        case .interaction(let m): m.timeUS
         case .state(let m): m.timeUS
         case .device(let m): m.timeUS
         case .config(let m): m.timeUS

@@ -321,7 +321,10 @@ extension WireName {
 }
 
 extension Edge: WireName {}
-extension ScreenEdgePanRecognizer.State: WireName {}
+extension GestureState: WireName {}
+extension PresentationEvent.Kind: WireName {}
+extension PresentationEvent.Phase: WireName {}
+extension InteractionEvent.Phase: WireName {}
 extension DeviceKind: WireName {}
 extension DeviceEvent.Change: WireName {}
 extension PercentDrivenInteractiveTransition.Phase: WireName {}

@@ -25,6 +25,8 @@ private func kindName(_ event: EngineEvent) -> String? {
     case .gesture: "gesture"
     case .transition(let t): t.animation != nil ? "transition_run_out_start" : "transition"
     case .lifecycle: "lifecycle"
+    case .presentation: "presentation"
+    case .interaction: "interaction"
     case .state: "state"
     case .device: "device"
     case .trace: nil

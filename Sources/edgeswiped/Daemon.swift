@@ -248,6 +248,7 @@ final class Daemon: Service, Sendable {
         }
         do {
             let fresh = try ConfigParser.load(path: configPath)
+            for warning in fresh.warnings { logger.warning("\(warning)") }
             settings.withLock { $0 = fresh }
             input.send(.reconfigure(fresh.engine))
             // The new [access] holds for the connections already open too: whoever it no longer admits is told

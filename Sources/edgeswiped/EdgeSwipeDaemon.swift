@@ -130,6 +130,7 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
         if let checkConfig {
             do {
                 let settings = try ConfigParser.load(path: checkConfig)
+                for warning in settings.warnings { FileHandle.standardError.write(Data("edgeswiped: \(warning)\n".utf8)) }
                 print(settings.renderTOML(), terminator: "")
                 return
             } catch {
@@ -171,7 +172,9 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
     private func loadSettings(logger: Logger) throws -> EdgeSwipeSettings {
         guard let path = config else { return .default }
         do {
-            return try ConfigParser.load(path: path)
+            let settings = try ConfigParser.load(path: path)
+            for warning in settings.warnings { logger.warning("\(warning)") }
+            return settings
         } catch {
             logger.critical("\(error)")
             throw ExitCode(error.isUnreadable ? ExitStatus.noInput : ExitStatus.config)

@@ -195,9 +195,17 @@ final class InputThread: @unchecked Sendable {
         return stop
     }
 
+    /// State machine steps at debug level; an event a machine could not take in its state is a bug (libinput's
+    /// `log_gesture_bug`), logged as an error whatever the level.
     private func logTraces() {
-        guard logger.logLevel <= .debug else { return }
-        for case .trace(let trace) in events { logger.debug("\(trace.line)") }
+        let steps = logger.logLevel <= .debug
+        for case .trace(let trace) in events {
+            if trace.isBug {
+                logger.error("bug: \(trace.line)")
+            } else if steps {
+                logger.debug("\(trace.line)")
+            }
+        }
     }
 }
 
