@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.7.0"),
     ],
     targets: [
         .target(
@@ -33,6 +34,12 @@ let package = Package(
             dependencies: [.product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: strictSwift6
         ),
+        .target(
+            name: "EdgeSwipeSystem",
+            dependencies: ["EdgeSwipeCore", "CSystemCalls", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictSwift6
+        ),
+        .systemLibrary(name: "CSystemCalls"),
         .target(name: "EdgeSwipeFingerScript", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
         .systemLibrary(
             name: "CInput",
@@ -42,7 +49,7 @@ let package = Package(
         .target(
             name: "EdgeSwipeInput",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeFingerScript", "CInput",
+                "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript", "CInput",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6

@@ -1,6 +1,6 @@
 import EdgeSwipeCore
-import Foundation
-import Glibc
+import EdgeSwipeSystem
+import SystemPackage
 import TOMLKit
 
 /// Reads EdgeSwipe's TOML configuration (`config/default.toml` documents every key).
@@ -28,36 +28,33 @@ public enum ConfigParser {
     /// without blocking, so that a FIFO is refused rather than waited on.
     private static func read(_ path: String) throws(ConfigError) -> [UInt8] {
         func unreadable(_ message: String) -> ConfigError { ConfigError(file: path, line: nil, message: message, isUnreadable: true) }
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { throw unreadable("cannot read the file: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw unreadable("cannot read the file: \(String(cString: strerror(errno)))") }
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(
+                FilePath(path), .readOnly, options: [.closeOnExec, .nonBlocking, FileDescriptor.noControllingTerminal])
+        } catch {
+            throw unreadable("cannot read the file: \(error)")
+        }
+        defer { try? fd.close() }
+        let st: Stat
+        do { st = try fd.stat() } catch { throw unreadable("cannot read the file: \(error)") }
         let kind: String? =
-            switch st.st_mode & S_IFMT {
-            case S_IFREG: nil
-            case S_IFIFO: "a FIFO (named pipe)"
-            case S_IFCHR: "a character device"
-            case S_IFBLK: "a block device"
-            case S_IFDIR: "a directory"
-            case S_IFSOCK: "a socket"
+            switch st.type {
+            case .regular: nil
+            case .fifo: "a FIFO (named pipe)"
+            case .characterSpecial: "a character device"
+            case .blockSpecial: "a block device"
+            case .directory: "a directory"
+            case .socket: "a socket"
             default: "not a file"
             }
         if let kind { throw unreadable("is \(kind), not a regular file; a configuration is a TOML file") }
-        guard Int(st.st_size) <= maxFileBytes else {
-            throw unreadable("is \(st.st_size) bytes; a configuration file is at most \(maxFileBytes) bytes")
+        guard st.size <= maxFileBytes else {
+            throw unreadable("is \(st.size) bytes; a configuration file is at most \(maxFileBytes) bytes")
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(st.st_size))
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while bytes.count <= maxFileBytes {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw unreadable("cannot read the file: \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
+        let bytes: [UInt8]
+        do { bytes = try fd.readToEnd(reservingCapacity: Int(st.size)) { $0.count > maxFileBytes } } catch {
+            throw unreadable("cannot read the file: \(error)")
         }
         guard bytes.count <= maxFileBytes else { throw unreadable("is more than \(maxFileBytes) bytes; a configuration file is at most that") }
         return bytes
@@ -169,7 +166,7 @@ struct SourceMap {
         var path = ""
         var arrayCounts: [String: Int] = [:]
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingBlanks()
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[[") {
                 let name = Self.header(line, open: "[[", close: "]]")
@@ -181,7 +178,7 @@ struct SourceMap {
                 path = Self.header(line, open: "[", close: "]")
                 lines[path] = index + 1
             } else if let eq = line.firstIndex(of: "=") {
-                let key = line[..<eq].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+                let key = line[..<eq].trimmingBlanks().trimming { $0 == "\"" || $0 == "'" }
                 lines[path.isEmpty ? key : "\(path).\(key)"] = index + 1
             }
         }
@@ -189,8 +186,8 @@ struct SourceMap {
 
     private static func header(_ line: String, open: String, close: String) -> String {
         var s = line.dropFirst(open.count)
-        if let end = s.range(of: close) { s = s[..<end.lowerBound] }
-        return s.trimmingCharacters(in: .whitespaces)
+        if let end = s.firstRange(of: close) { s = s[..<end.lowerBound] }
+        return s.trimmingBlanks()
     }
 
     /// The line of `path`, or of the nearest enclosing table that has one.
@@ -202,5 +199,24 @@ struct SourceMap {
             p = String(p[..<dot])
         }
         return nil
+    }
+}
+
+extension StringProtocol {
+    /// Without the blanks at either end: tabs and the Unicode space separators (category Zs), the characters
+    /// TOML's layout allows around keys and headers.
+    fileprivate func trimmingBlanks() -> String {
+        trimming { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+    }
+
+    /// Without the scalars at either end for which `isTrimmed` holds.
+    fileprivate func trimming(_ isTrimmed: (Unicode.Scalar) -> Bool) -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isTrimmed($0) }), let last = scalars.lastIndex(where: { !isTrimmed($0) }) else {
+            return ""
+        }
+        var kept = String.UnicodeScalarView()
+        kept.append(contentsOf: scalars[first...last])
+        return String(kept)
     }
 }

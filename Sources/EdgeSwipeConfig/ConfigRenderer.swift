@@ -104,7 +104,8 @@ extension EdgeSwipeSettings {
             case "\n": out += "\\n"
             case "\t": out += "\\t"
             default:
-                if c.value < 0x20 {
+                // TOML forbids every control character but tab in a basic string, DEL included.
+                if c.value < 0x20 || c.value == 0x7F {
                     let hex = String(c.value, radix: 16)
                     out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

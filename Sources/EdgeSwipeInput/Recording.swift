@@ -1,10 +1,6 @@
 public import EdgeSwipeCore
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import EdgeSwipeSystem
+import SystemPackage
 
 /// One device of a recording: what it is, and what it sent.
 public struct RecordedDevice: Hashable, Sendable {
@@ -108,9 +104,12 @@ public struct Recording: Hashable, Sendable {
     }
 
     /// The `.desc` beside `path` whose name without `.desc` is the longest prefix of the recording's file name.
+    /// It is named by its absolute path.
     public static func findDescription(forRecording path: String) -> String? {
-        let (folder, name) = splitPath(path)
-        guard let entries = directoryEntries(folder) else { return nil }
+        let absolute = FilePath(path).absolute
+        let folder = absolute.removingLastComponent()
+        let name = absolute.lastComponent?.string ?? ""
+        guard let entries = try? folder.directoryEntries() else { return nil }
         var best: (file: String, stem: Substring)? = nil
         for file in entries where file.hasSuffix(".desc") && file != name {
             let stem = file.dropLast(".desc".count)
@@ -121,37 +120,7 @@ public struct Recording: Hashable, Sendable {
             }
             best = (file, stem)
         }
-        return best.map { folder.hasSuffix("/") ? folder + $0.file : folder + "/" + $0.file }
-    }
-
-    /// The folder (absolute: a relative path is taken from the working directory) and the file name of `path`.
-    static func splitPath(_ path: String) -> (folder: String, name: String) {
-        var absolute = path
-        if !path.hasPrefix("/") {
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            if let cwd = getcwd(&buffer, buffer.count).map({ String(cString: $0) }) {
-                absolute = cwd.hasSuffix("/") ? cwd + path : cwd + "/" + path
-            }
-        }
-        var trimmed = Substring(absolute)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return (".", String(trimmed)) }
-        let folder = trimmed[..<slash]
-        return (folder.isEmpty ? "/" : String(folder), String(trimmed[trimmed.index(after: slash)...]))
-    }
-
-    /// The names in `folder` (not `.` and `..`), or `nil` when it cannot be listed.
-    static func directoryEntries(_ folder: String) -> [String]? {
-        guard let dir = opendir(folder) else { return nil }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        return best.map { folder.appending($0.file).string }
     }
 
     static func looksLikeLibinputRecord(_ text: String, path: String) -> Bool {
@@ -174,20 +143,12 @@ public struct Recording: Hashable, Sendable {
 
     /// The file's bytes, from the start until `enough` says so (after each chunk read) or the file ends.
     static func readBytes(_ path: String, until enough: ([UInt8]) -> Bool = { _ in false }) throws(RecordingError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw RecordingError(file: path, line: nil, reason: .unreadable(String(cString: strerror(errno)))) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while !enough(bytes) {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw RecordingError(file: path, line: nil, reason: .unreadable(String(cString: strerror(errno))))
-            }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
+        do {
+            let file = try FileDescriptor.open(atPath: path, .readOnly, options: [.closeOnExec])
+            defer { try? file.close() }
+            return try file.readToEnd(until: enough)
+        } catch {
+            throw RecordingError(file: path, line: nil, reason: .unreadable(error.description))
         }
-        return bytes
     }
 }

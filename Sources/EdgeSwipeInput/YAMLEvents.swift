@@ -1,6 +1,7 @@
 import CInput
 import EdgeSwipeCore
-import Glibc
+import EdgeSwipeSystem
+import SystemPackage
 
 // libyaml's event parser (the C library Yams wraps) over a stream of bytes: a file is parsed as it is read, in
 // chunks, so a recording of any size is walked in the memory of one chunk and one event.
@@ -32,7 +33,7 @@ enum YAMLEventKind: Hashable, Sendable {
 /// same streamed as decoded whole; device names are the only free text of a recording.
 final class YAMLInput {
     private enum Origin {
-        case file(path: String, fd: Int32)
+        case file(path: String, file: FileDescriptor)
         case memory([UInt8])
     }
 
@@ -45,14 +46,16 @@ final class YAMLInput {
     private var carry: [UInt8] = []
     private var memoryOffset = 0
     private var atEnd = false
-    /// Why reading the file failed, if it did (`strerror`'s words).
+    /// Why reading the file failed, if it did (the system's words).
     private(set) var readError: String?
 
     /// Opens `path`; the error names the file and the system's reason.
     init(path: String, chunk: Int = 1 << 16) throws(RecordingError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw RecordingError(file: path, line: nil, reason: .unreadable(String(cString: strerror(errno)))) }
-        origin = .file(path: path, fd: fd)
+        let file: FileDescriptor
+        do { file = try FileDescriptor.open(atPath: path, .readOnly, options: [.closeOnExec]) } catch {
+            throw RecordingError(file: path, line: nil, reason: .unreadable(error.description))
+        }
+        origin = .file(path: path, file: file)
         self.chunk = max(16, chunk)
     }
 
@@ -62,7 +65,7 @@ final class YAMLInput {
     }
 
     deinit {
-        if case .file(_, let fd) = origin { close(fd) }
+        if case .file(_, let file) = origin { try? file.close() }
     }
 
     /// A fresh input over the same bytes, from their start.
@@ -100,15 +103,12 @@ final class YAMLInput {
                 raw += bytes[memoryOffset..<end]
                 memoryOffset = end
                 atEnd = end == bytes.count
-            case .file(_, let fd):
+            case .file(_, let file):
                 let start = raw.count
                 raw += repeatElement(0, count: chunk)
-                var n: Int
-                repeat {
-                    n = raw.withUnsafeMutableBytes { all in Glibc.read(fd, all.baseAddress.map { $0 + start }, chunk) }
-                } while n < 0 && errno == EINTR
-                if n < 0 {
-                    readError = String(cString: strerror(errno))
+                let n: Int
+                do { n = try file.read(into: &raw, from: start) } catch {
+                    readError = error.description
                     return false
                 }
                 raw.removeLast(chunk - n)

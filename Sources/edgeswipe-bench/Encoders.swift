@@ -2,6 +2,7 @@ import EdgeSwipeBenchSupport
 import EdgeSwipeCore
 import EdgeSwipeInput
 import EdgeSwipeProtocol
+import EdgeSwipeSystem
 import Foundation
 import FoundationEssentials
 
@@ -40,12 +41,12 @@ private func nsPerItem(count: Int, seconds: Double = 0.15, _ body: () -> Void) -
     var rounds: [Double] = []
     for _ in 0..<3 {
         var items = 0
-        let start = threadCPUSeconds()
+        let start = ThreadCPUClock.seconds()
         var now = start
         repeat {
             body()
             items += count
-            now = threadCPUSeconds()
+            now = ThreadCPUClock.seconds()
         } while now - start < seconds
         rounds.append((now - start) * 1e9 / Double(items))
     }
@@ -167,9 +168,9 @@ func measureEncoders(real: [DeviceStream], synthetic: DeviceStream, passes: Int,
         pass()
         var rates: [Double] = []
         for _ in 0..<passes {
-            let c0 = threadCPUSeconds()
+            let c0 = ThreadCPUClock.seconds()
             pass()
-            rates.append(Double(totalEvents) / (threadCPUSeconds() - c0))
+            rates.append(Double(totalEvents) / (ThreadCPUClock.seconds() - c0))
         }
         return median(rates)
     }

@@ -2,7 +2,6 @@ import ArgumentParser
 import EdgeSwipeClient
 import EdgeSwipeCore
 import EdgeSwipeProtocol
-import Foundation
 import Glibc
 
 struct Monitor: AsyncParsableCommand {
@@ -150,7 +149,7 @@ struct MonitorView {
             let width = 20
             let filled = Int((t.percent * Double(width)).rounded())
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            return "[\(t.id)] \(t.operation) \(bar) \(String(format: "%3d", Int((t.percent * 100).rounded())))% \(t.phase.rawValue)\(t.edge.map { " \($0.rawValue)" } ?? "")"
+            return "[\(t.id)] \(t.operation) \(bar) \(Self.rightAligned(Int((t.percent * 100).rounded()), width: 3))% \(t.phase.rawValue)\(t.edge.map { " \($0.rawValue)" } ?? "")"
         }
         let bands = blocked.keys.sorted().compactMap { blocked[$0] }.map { g -> String in
             // The band as a bar of the same 20 cells as a transition's: 4 cells per millimetre, full at 5 mm.
@@ -163,5 +162,11 @@ struct MonitorView {
         print("\u{1B}[2K\r" + all.joined(separator: "  "), terminator: "")
         statusShown = !all.isEmpty
         fflush(nil)
+    }
+
+    /// `n` padded with spaces on the left to `width` characters, as `%3d` prints it.
+    static func rightAligned(_ n: Int, width: Int) -> String {
+        let digits = String(n)
+        return String(repeating: " ", count: max(0, width - digits.count)) + digits
     }
 }

@@ -3,7 +3,9 @@ import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
 import EdgeSwipeProtocol
+import EdgeSwipeSystem
 import Foundation
+import SystemPackage
 
 /// Runs recordings through the whole pipeline offline, on the recording's own virtual time.
 struct Replay: ParsableCommand {
@@ -44,7 +46,7 @@ struct Replay: ParsableCommand {
         }
         var recordings: [Recording] = []
         for file in files {
-            guard FileManager.default.isReadableFile(atPath: file) else {
+            guard FilePath(file).isReadable else {
                 warn("edgeswipectl: \(file): cannot read the file")
                 throw ExitCode(CtlExit.noInput)
             }
@@ -128,7 +130,10 @@ final class ChunkedOutput {
 
     func flush() {
         guard !bytes.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(bytes))
+        do { try FileDescriptor.standardOutput.writeAll(bytes) } catch {
+            warn("edgeswipectl: cannot write the output: \(error)")
+            exit(CtlExit.ioError)
+        }
         bytes.removeAll(keepingCapacity: true)
     }
 }

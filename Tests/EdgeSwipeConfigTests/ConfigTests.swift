@@ -56,6 +56,14 @@ struct ConfigTests {
         #expect(last.reference == .fraction(0.4))
     }
 
+    @Test("strings with control characters render as TOML reads them again, DEL included", arguments: ["a\\u007fb", "tab\\there", "line\\nbreak", "quote\\\" and \\\\"])
+    func renderedStringsParseAgain(_ escaped: String) throws {
+        let text = "version = 1\n[[devices.override]]\nmatch = \"\(escaped)\"\nrotation = 90\n[devices]\nallow = [\"\(escaped)\"]\n"
+        let settings = try ConfigParser.parse(text, file: "x.toml")
+        let again = try ConfigParser.parse(settings.renderTOML(), file: "rendered.toml")
+        #expect(again == settings)
+    }
+
     @Test("device overrides reach the input layer's setup: by name or udev property, later ones winning")
     func deviceSetup() throws {
         let settings = try ConfigParser.parse("""

@@ -2,28 +2,15 @@ import EdgeSwipeCore
 import EdgeSwipeFingerScript
 import EdgeSwipeProtocol
 import EdgeSwipeServer
+import EdgeSwipeSystem
 import Foundation
 import Glibc
 import Logging
+import SystemPackage
 
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// A private temporary directory with a short path (Unix socket paths hold at most 107 bytes).
-final class TempDir: Sendable {
-    let path: String
-
-    init() throws {
-        var template = Array("/tmp/esw-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed: errno \(errno)") }
-        path = String(cString: made)
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
 /// Runs a blocking wait on its own thread, so that it never ties up the cooperative pool (where the server's
@@ -98,18 +85,8 @@ final class TestClient: @unchecked Sendable {
     private var reading = false
 
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
-        }
-        guard ok else {
-            let code = errno
-            Glibc.close(fd)
-            throw TestFailure("connect \(path): errno \(code)")
+        do { fd = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path)).rawValue } catch {
+            throw TestFailure("connect \(path): \(error)")
         }
     }
 

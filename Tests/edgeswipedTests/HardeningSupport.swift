@@ -1,8 +1,10 @@
 import EdgeSwipeCore
 import EdgeSwipeFingerScript
 import EdgeSwipeInput
+import EdgeSwipeSystem
 import Foundation
 import Glibc
+import SystemPackage
 import Testing
 
 // Helpers for HardeningTests and the soak (issue 7): recordings made for faults, /proc readings, other users,
@@ -24,16 +26,6 @@ enum Hardening {
             usleep(20_000)
         }
         return false
-    }
-
-    /// Waits until `condition` holds, polling (tests only).
-    static func wait(timeoutSeconds: Double = 20, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeoutSeconds)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return condition()
     }
 
     /// The resident set size in kB and the open descriptors of a process, from /proc.
@@ -89,12 +81,9 @@ final class NotifyListener {
 
     init(path: String) throws {
         self.path = path
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
-        let rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        guard rc == 0 else { throw DaemonTestError("bind \(path): \(errno)") }
+        do { fd = try FileDescriptor.boundUnixSocket(.datagram, at: UnixSocketAddress(path)).rawValue } catch {
+            throw DaemonTestError("bind \(path): \(error)")
+        }
     }
 
     deinit { close(fd) }
@@ -123,9 +112,14 @@ extension LineClient {
         while offset < bytes.count && Date() < deadline {
             var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
             guard poll(&p, 1, 200) > 0 else { continue }
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            if n < 0 { if errno == EAGAIN || errno == EINTR { continue }; return false }
-            offset += n
+            let sent = bytes[offset...].withUnsafeBytes { rest in
+                Result { () throws(Errno) in try FileDescriptor(rawValue: fd).send(rest, flags: [.noSignal, .dontWait]) }
+            }
+            switch sent {
+            case .success(let n): offset += n
+            case .failure(.resourceTemporarilyUnavailable): continue
+            case .failure: return false
+            }
         }
         return offset == bytes.count
     }
