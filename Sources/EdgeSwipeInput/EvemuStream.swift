@@ -197,9 +197,7 @@ final class EvemuEventStream: RecordedEventStream, @unchecked Sendable {
         if let why = reader.readError {
             failure = RecordingError(file: streamed.path, line: parser.lineNumber, reason: .unreadable(why))
         } else if delivered != streamed.eventCount {
-            failure = RecordingError(
-                file: streamed.path, line: nil,
-                reason: .unreadable("the file changed while it was played (\(delivered) events of device \(streamed.deviceIndex) where \(streamed.eventCount) were counted)"))
+            failure = streamed.changedWhilePlaying(delivered: delivered)
         }
     }
 }

@@ -492,9 +492,7 @@ final class LibinputRecordEventStream: RecordedEventStream, @unchecked Sendable 
 
     private func finish() {
         guard delivered != streamed.eventCount else { return }
-        failure = RecordingError(
-            file: streamed.path, line: nil,
-            reason: .unreadable("the file changed while it was played (\(delivered) events of device \(streamed.deviceIndex) where \(streamed.eventCount) were counted)"))
+        failure = streamed.changedWhilePlaying(delivered: delivered)
     }
 
     /// Moves to the start of this device's `events` list; `false` when it has none.

@@ -34,6 +34,14 @@ public struct StreamedEvents: Hashable, Sendable {
     public var eventCount: Int
     public var firstEventTime: MonotonicInstant?
 
+    /// The error for a second pass that found `delivered` events where the first counted ``eventCount``: the file
+    /// was changed (or replaced) between the passes.
+    func changedWhilePlaying(delivered: Int) -> RecordingError {
+        RecordingError(
+            file: path, line: nil,
+            reason: .unreadable("the file changed while it was played (\(delivered) events of device \(deviceIndex) where \(eventCount) were counted)"))
+    }
+
     /// A reader of the events from the file, for one player.
     func openStream() -> any RecordedEventStream {
         switch format {

@@ -55,15 +55,6 @@ struct LibinputRecordStreamTests {
         ("empty", []),
     ]
 
-    /// Every engine event of `recordings` played offline, as text.
-    static func play(_ recordings: [Recording]) -> (events: [String], failures: [RecordingError]) {
-        var player = RecordingPlayer(recordings: recordings, options: RecordingPlayer.Options())
-        var engine = Engine(configuration: .default)
-        var out: [String] = []
-        player.play(into: &engine) { out.append("\($0)") }
-        return (out, player.streamFailures)
-    }
-
     @Test("streamed and loaded recordings read the same devices, play to the same events and fail with the same errors", arguments: texts.map(\.0))
     func sameAsLoaded(_ name: String) throws {
         let bytes = try #require(Self.texts.first { $0.0 == name }).1
@@ -71,23 +62,7 @@ struct LibinputRecordStreamTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("r.yaml").path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let loaded = Result { () throws(RecordingError) in try Recording.load(path: path) }
-        let streamed = Result { () throws(RecordingError) in try Recording.stream(path: path) }
-        switch (loaded, streamed) {
-        case (.success(let l), .success(let s)):
-            #expect(s.devices.map(\.description) == l.devices.map(\.description))
-            #expect(s.devices.map(\.source) == l.devices.map(\.source))
-            #expect(s.devices.allSatisfy { $0.events.isEmpty && $0.streamed?.format == .libinputRecord })
-            #expect(s.devices.map { $0.streamed?.eventCount } == l.devices.map(\.events.count))
-            #expect(s.firstEventTime == l.firstEventTime)
-            let a = Self.play([l]), b = Self.play([s])
-            #expect(b.failures.isEmpty)
-            #expect(a.events == b.events, "\(a.events.count) events loaded, \(b.events.count) streamed")
-        case (.failure(let l), .failure(let s)):
-            #expect(l == s)
-        default:
-            Issue.record("loaded: \(loaded), streamed: \(streamed)")
-        }
+        StreamedRecordingCheck.expectSameAsLoaded(path, format: .libinputRecord)
     }
 
     @Test("the chunks a file is read in change nothing, even when they cut a character or a line in two", arguments: texts.map(\.0))
@@ -162,7 +137,7 @@ struct LibinputRecordStreamTests {
         try Data(Self.small).write(to: url)
         let recording = try Recording.stream(path: url.path)
         try Data(Self.replacing("  - evdev:\n    - [  1, 500000,   3,  57,      -1]\n    - [  1, 500000,   0,   0,       0]\n", with: "")).write(to: url)
-        let played = Self.play([recording])
+        let played = StreamedRecordingCheck.play([recording])
         #expect(played.failures.first?.description.contains("changed while it was played") == true, "\(played.failures)")
     }
 }
