@@ -37,11 +37,11 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
-        // The only place that sees C: libinput, libevdev and libudev headers.
+        // The only place that sees C: libinput, libevdev, libudev and libsystemd (sd-bus) headers.
         .systemLibrary(
             name: "CInput",
-            pkgConfig: "libinput libevdev libudev",
-            providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev"])]
+            pkgConfig: "libinput libevdev libudev libsystemd",
+            providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev", "libsystemd-dev"])]
         ),
         .target(
             name: "EdgeSwipeInput",
