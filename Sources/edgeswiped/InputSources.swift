@@ -126,7 +126,7 @@ final class ReplaySource: InputSource {
         case .frame(var frame):
             frame.time = time
             return InputStep(time: time, input: .frame(frame))
-        case .deviceAdded, .deviceRemoved, .eventsLost:
+        case .deviceAdded, .deviceChanged, .deviceRemoved, .eventsLost:
             return InputStep(time: time, input: step.input)
         }
     }
