@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.7.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
@@ -37,7 +38,22 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
-        // The only place that sees C: libinput, libevdev, libudev and libsystemd (sd-bus) headers.
+        // The process's contact with the system: the one monotonic clock, and every POSIX call swift-system lacks
+        // (Unix socket addresses and calls, peer credentials, fsync and the *at calls, inotify, ppoll, threads,
+        // wake-up pipes, the heap), each wrapped once. Everything above the core that touches the system uses it.
+        .target(
+            name: "EdgeSwipeSystem",
+            dependencies: ["EdgeSwipeCore", "CSystemCalls", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictSwift6
+        ),
+        // glibc's GNU extensions that Swift's Glibc module leaves out (ppoll, accept4, malloc_trim, ...); only
+        // EdgeSwipeSystem imports it.
+        .systemLibrary(name: "CSystemCalls"),
+
+        // Scripted fingers: the one way synthetic touches are written (tests, demo, benchmarks, e2e descriptions).
+        .target(name: "EdgeSwipeFingerScript", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
+
+        // The only place that sees C libraries: libinput, libevdev, libudev and libsystemd (sd-bus) headers.
         .systemLibrary(
             name: "CInput",
             pkgConfig: "libinput libevdev libudev libsystemd",
@@ -46,7 +62,7 @@ let package = Package(
         .target(
             name: "EdgeSwipeInput",
             dependencies: [
-                "EdgeSwipeCore", "CInput",
+                "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript", "CInput",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -54,19 +70,23 @@ let package = Package(
         ),
         .target(
             name: "EdgeSwipeConfig",
-            dependencies: ["EdgeSwipeCore", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeSystem",
+                .product(name: "TOMLKit", package: "TOMLKit"), .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strictSwift6
         ),
         .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
         .target(
             name: "EdgeSwipeServer",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeProtocol",
+                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeSystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -84,19 +104,21 @@ let package = Package(
         .executableTarget(
             name: "edgeswiped",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeServer",
+                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeServer", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6
         ),
         .executableTarget(
             name: "edgeswipectl",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeClient",
+                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -105,13 +127,16 @@ let package = Package(
         // depends on edgeswiped only so that `swift run edgeswipe-bench` builds it). The workloads are no product:
         // Benchmarks/ (a package of its own) builds them from the same folders, through links.
         .target(
-            name: "EdgeSwipeBenchSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeProtocol"],
+            name: "EdgeSwipeBenchSupport",
+            dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeProtocol"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(
             name: "edgeswipe-bench",
             dependencies: [
-                "EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeProtocol", "EdgeSwipeServer", "edgeswiped",
+                "EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeProtocol", "EdgeSwipeServer",
+                "EdgeSwipeSystem", "edgeswiped",
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
@@ -119,17 +144,43 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // Helpers several test targets share (temporary directories, waiting on a condition); no product.
+        .target(name: "EdgeSwipeTestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeCoreTests",
-            dependencies: ["EdgeSwipeCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeFingerScript", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strictSwift6
         ),
-        .testTarget(name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput", "EdgeSwipeFingerScript"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig"], swiftSettings: strictSwift6),
-        .testTarget(name: "EdgeSwipeProtocolTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeCore"], swiftSettings: strictSwift6),
-        .testTarget(name: "EdgeSwipeServerTests", dependencies: ["EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore"], swiftSettings: strictSwift6),
-        .testTarget(name: "EdgeSwipeClientTests", dependencies: ["EdgeSwipeClient", "EdgeSwipeCore"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeSystemTests", dependencies: ["EdgeSwipeSystem", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "EdgeSwipeProtocolTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript"],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeServerTests",
+            dependencies: [
+                "EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeClientTests", dependencies: ["EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictSwift6
+        ),
         .testTarget(name: "EdgeSwipeBenchSupportTests", dependencies: ["EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput"], swiftSettings: strictSwift6),
-        .testTarget(name: "edgeswipedTests", dependencies: ["EdgeSwipeProtocol"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "edgeswipedTests",
+            dependencies: [
+                "EdgeSwipeProtocol", "EdgeSwipeInput", "EdgeSwipeFingerScript", "EdgeSwipeSystem", "EdgeSwipeTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift6),
     ]
 )

@@ -1,4 +1,5 @@
 public import EdgeSwipeCore
+public import EdgeSwipeFingerScript
 public import EdgeSwipeInput
 import Foundation
 import Glibc
@@ -134,69 +135,22 @@ public enum SyntheticStream {
     /// The events of `seconds` of the stream, starting at 1 s: an even number of whole cycles (at least two), so
     /// that the stream ends in the state it started from and can be played again and again.
     public static func events(seconds: Double, hz: Int = defaultHz) -> [EvdevEvent] {
-        var cycles = max(2, Int((seconds / (Double(cycleFrames) / Double(hz))).rounded(.up)))
-        cycles += cycles % 2
-        var w = Writer(hz: hz)
-        for c in 0..<cycles { w.cycle(c, fromLeft: c % 2 == 0) }
-        return w.events
+        EvdevScriptRenderer.events(script(seconds: seconds, hz: hz), on: device, origin: MonotonicInstant(microseconds: 1_000_000))
     }
 
-    struct Writer {
-        let hz: Int
-        var events: [EvdevEvent] = []
+    /// The fingers of the stream, scripted (`EdgeSwipeFingerScript`), in the demo screen's units from time 0.
+    public static func script(seconds: Double, hz: Int = defaultHz) -> FingerScript {
+        var cycles = max(2, Int((seconds / (Double(cycleFrames) / Double(hz))).rounded(.up)))
+        cycles += cycles % 2
+        var samples: [FingerScript.Sample] = []
         var frame = 0
-        var currentSlot: Int32 = 0
-        var x = [Int32](repeating: -1, count: 10)
-        var y = [Int32](repeating: -1, count: 10)
-        var active = [Bool](repeating: false, count: 10)
-        var nextTrackingID: Int32 = 1
-        static let xMax = 4650.0, yMax = 2610.0, unitsPerMM = 30.0
-
-        init(hz: Int) { self.hz = hz }
-
-        var time: MonotonicInstant { MonotonicInstant(microseconds: 1_000_000 + UInt64(frame) * 1_000_000 / UInt64(hz)) }
-
-        mutating func emit(_ type: UInt16, _ code: UInt16, _ value: Int32) {
-            events.append(EvdevEvent(time: time, type: type, code: code, value: value))
-        }
-
-        mutating func select(_ slot: Int32) {
-            if slot != currentSlot { emit(EvdevType.abs, EvdevAbs.mtSlot, slot); currentSlot = slot }
-        }
-
-        mutating func place(_ slot: Int, _ px: Double, _ py: Double) {
-            let nx = Int32(px.rounded()), ny = Int32(py.rounded())
-            if !active[slot] {
-                select(Int32(slot))
-                emit(EvdevType.abs, EvdevAbs.mtTrackingID, nextTrackingID)
-                nextTrackingID += 1
-                active[slot] = true
-                x[slot] = -1
-                y[slot] = -1
-            }
-            guard nx != x[slot] || ny != y[slot] else { return }
-            select(Int32(slot))
-            if nx != x[slot] { emit(EvdevType.abs, EvdevAbs.mtPositionX, nx) }
-            if ny != y[slot] { emit(EvdevType.abs, EvdevAbs.mtPositionY, ny) }
-            if slot == 0 {
-                if nx != x[slot] { emit(EvdevType.abs, EvdevAbs.x, nx) }
-                if ny != y[slot] { emit(EvdevType.abs, EvdevAbs.y, ny) }
-            }
-            x[slot] = nx
-            y[slot] = ny
-        }
-
-        mutating func report() {
-            emit(EvdevType.syn, EvdevSyn.report, 0)
-            frame += 1
-        }
-
-        mutating func cycle(_ c: Int, fromLeft: Bool) {
-            let landing = 1.5 * Self.unitsPerMM
-            func edgeX(_ travel: Double) -> Double {
-                fromLeft ? landing + travel * Self.xMax : Self.xMax - landing - travel * Self.xMax
-            }
-            let edgeY = (0.45 + 0.1 * Double(c % 3) / 2) * Self.yMax
+        func time(_ frame: Int) -> Microseconds { Microseconds(Int64(frame) * 1_000_000 / Int64(hz)) }
+        let xMax = 4650.0, yMax = 2610.0, unitsPerMM = 30.0
+        for c in 0..<cycles {
+            let fromLeft = c % 2 == 0
+            let landing = 1.5 * unitsPerMM
+            func edgeX(_ travel: Double) -> Double { fromLeft ? landing + travel * xMax : xMax - landing - travel * xMax }
+            let edgeY = (0.45 + 0.1 * Double(c % 3) / 2) * yMax
             for f in 0..<(swipeFrames + holdFrames) {
                 let travel: Double
                 if f < swipeFrames {
@@ -209,27 +163,26 @@ public enum SyntheticStream {
                     let tri = phase < 0.5 ? phase * 2 : 2 - phase * 2  // 0 -> 1 -> 0
                     travel = 0.6 + 0.1 * tri
                 }
-                let wasDown = active[0]
-                place(0, edgeX(travel), edgeY)
-                if !wasDown { emit(EvdevType.key, EvdevKey.btnTouch, 1) }
+                let t = time(frame)
+                samples.append(FingerScript.Sample(time: t, finger: 0, phase: f == 0 ? .down : .motion, x: edgeX(travel), y: edgeY))
                 for finger in 1..<10 where f >= 11 + finger {
                     // A 3 x 3 grid in the middle of the screen, each finger circling 3 mm with its own phase.
-                    let cx = (0.35 + 0.15 * Double((finger - 1) % 3)) * Self.xMax
-                    let cy = (0.3 + 0.2 * Double((finger - 1) / 3)) * Self.yMax
+                    let cx = (0.35 + 0.15 * Double((finger - 1) % 3)) * xMax
+                    let cy = (0.3 + 0.2 * Double((finger - 1) / 3)) * yMax
                     let angle = Double(f) * 0.25 + Double(finger)
-                    let r = 3 * Self.unitsPerMM
-                    place(finger, cx + r * cos(angle), cy + r * sin(angle))
+                    let r = 3 * unitsPerMM
+                    samples.append(FingerScript.Sample(
+                        time: t, finger: Int32(finger), phase: f == 11 + finger ? .down : .motion,
+                        x: cx + r * cos(angle), y: cy + r * sin(angle)))
                 }
-                report()
+                frame += 1
             }
-            for slot in 0..<10 where active[slot] {
-                select(Int32(slot))
-                emit(EvdevType.abs, EvdevAbs.mtTrackingID, -1)
-                active[slot] = false
+            let lift = time(frame)
+            for finger in 0..<10 {
+                samples.append(FingerScript.Sample(time: lift, finger: Int32(finger), phase: .up, x: 0, y: 0))
             }
-            emit(EvdevType.key, EvdevKey.btnTouch, 0)
-            report()
-            frame += gapFrames
+            frame += 1 + gapFrames
         }
+        return FingerScript(samples: samples)
     }
 }

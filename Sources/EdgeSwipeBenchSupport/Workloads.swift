@@ -1,4 +1,5 @@
 public import EdgeSwipeCore
+public import EdgeSwipeFingerScript
 public import EdgeSwipeInput
 public import EdgeSwipeProtocol
 import Glibc
@@ -156,40 +157,51 @@ public final class EngineSteadyState {
         events.reserveCapacity(256)
         engine.addDevice(device, at: time, into: &events)
 
+        // The fingers, scripted (`EdgeSwipeFingerScript`) in the device's units. Landing at the edge, then inward
+        // past the hysteresis: the gesture begins and the transition starts; then the nine others land.
+        let interval = Microseconds(Int64(Self.intervalUS))
         let y = 0.5
-        func touches(edgeX: Double, phase: Double, landing: Bool) -> [Touch] {
-            var t = [Touch(id: 0, phase: landing ? .down : .motion, position: NormalizedPoint(x: edgeX, y: y))]
-            for finger in 1..<10 {
-                let cx = 0.35 + 0.15 * Double((finger - 1) % 3), cy = 0.3 + 0.2 * Double((finger - 1) / 3)
-                let a = phase + Double(finger)
-                t.append(Touch(id: Int32(finger), phase: .motion, position: NormalizedPoint(x: cx + 0.02 * cos(a), y: cy + 0.03 * sin(a))))
-            }
-            return t
+        func at(_ nx: Double, _ ny: Double) -> (x: Double, y: Double) { device.units(x: nx, y: ny) }
+        func centre(_ finger: Int) -> (x: Double, y: Double) {
+            (0.35 + 0.15 * Double((finger - 1) % 3), 0.3 + 0.2 * Double((finger - 1) / 3))
         }
-        // Landing at the edge, then inward past the hysteresis: the gesture begins and the transition starts.
-        var setup = [TouchFrame(device: device.id, time: time, touches: [Touch(id: 0, phase: .down, position: NormalizedPoint(x: 0.01, y: y))])]
-        var downs: [Touch] = []
-        for finger in 1..<10 {
-            let cx = 0.35 + 0.15 * Double((finger - 1) % 3), cy = 0.3 + 0.2 * Double((finger - 1) / 3)
-            downs.append(Touch(id: Int32(finger), phase: .down, position: NormalizedPoint(x: cx, y: cy)))
-        }
+        var setup: [FingerScript.Sample] = []
+        var t = interval
         var x = 0.01
+        setup.append(FingerScript.Sample(time: t, finger: 0, phase: .down, x: at(x, y).x, y: at(x, y).y))
         for _ in 0..<20 {
+            t = t + interval
             x += 0.012
-            setup.append(TouchFrame(device: device.id, time: time, touches: [Touch(id: 0, phase: .motion, position: NormalizedPoint(x: x, y: y))]))
+            setup.append(FingerScript.Sample(time: t, finger: 0, phase: .motion, x: at(x, y).x, y: at(x, y).y))
         }
-        setup.append(TouchFrame(device: device.id, time: time, touches: downs))
-        for var frame in setup {
-            time = time.advanced(by: Microseconds(Int64(Self.intervalUS)))
-            frame.time = time
+        t = t + interval
+        for finger in 1..<10 {
+            let c = centre(finger)
+            setup.append(FingerScript.Sample(time: t, finger: Int32(finger), phase: .down, x: at(c.0, c.1).x, y: at(c.0, c.1).y))
+        }
+        for frame in FingerScript(samples: setup).frames(on: device, origin: time) {
             engine.handle(frame, into: &events)
         }
-        // One period of the back-and-forth: 0.25 -> 0.45 -> 0.25 in 96 frames.
-        for f in 0..<96 {
-            let p = Double(f) / 96
+        time = time.advanced(by: t)
+        // One period of the back-and-forth: 0.25 -> 0.45 -> 0.25 in 96 frames, the nine others circling. Scripted
+        // twice, after landings where the period ends, and the second period kept: every frame of it moves every
+        // finger, the first one too (from where the period left them, as it will when it comes round).
+        var cycle: [FingerScript.Sample] = []
+        for finger in 0..<10 { cycle.append(FingerScript.Sample(time: .zero, finger: Int32(finger), phase: .down, x: 0, y: 0)) }
+        for f in 0..<192 {
+            let p = Double(f % 96) / 96
             let tri = p < 0.5 ? p * 2 : 2 - p * 2
-            frames.append(TouchFrame(device: device.id, time: time, touches: touches(edgeX: 0.25 + 0.2 * tri, phase: Double(f) * 0.25, landing: false)))
+            let ft = interval + Microseconds(Int64(f) * interval.value)
+            let edge = at(0.25 + 0.2 * tri, y)
+            cycle.append(FingerScript.Sample(time: ft, finger: 0, phase: .motion, x: edge.x, y: edge.y))
+            for finger in 1..<10 {
+                let c = centre(finger)
+                let a = Double(f % 96) * 0.25 + Double(finger)
+                let pos = at(c.0 + 0.02 * cos(a), c.1 + 0.03 * sin(a))
+                cycle.append(FingerScript.Sample(time: ft, finger: Int32(finger), phase: .motion, x: pos.x, y: pos.y))
+            }
         }
+        frames = Array(FingerScript(samples: cycle).frames(on: device, origin: time).suffix(96))
         events.removeAll(keepingCapacity: true)
         // Warm up: the first pass may grow buffers to their steady size.
         for _ in 0..<(frames.count * 2) { step() }

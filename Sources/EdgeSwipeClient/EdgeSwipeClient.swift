@@ -286,7 +286,7 @@ public final class EdgeSwipeClient: Sendable {
             if case .int(let id)? = e.id { resolved = (id, .failure(.server(code: e.code, message: e.message, id: e.id))) }
         case .hello:
             sayHelloBack(on: channel)
-        case .gesture, .transition, .lifecycle, .state, .device, .config, .goodbye, .unknown:
+        case .gesture, .transition, .lifecycle, .presentation, .interaction, .state, .device, .config, .goodbye, .unknown:
             break
         }
         if let (id, result) = resolved, resolve(id, result) { return }
@@ -435,12 +435,5 @@ public struct MessageStream: AsyncSequence, Sendable {
                 throw .closed
             }
         }
-    }
-}
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

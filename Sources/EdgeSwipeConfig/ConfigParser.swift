@@ -1,6 +1,6 @@
 import EdgeSwipeCore
-import Foundation
-import Glibc
+import EdgeSwipeSystem
+import SystemPackage
 import TOMLKit
 
 /// Reads EdgeSwipe's TOML configuration (`config/default.toml` documents every key).
@@ -28,36 +28,33 @@ public enum ConfigParser {
     /// without blocking, so that a FIFO is refused rather than waited on.
     private static func read(_ path: String) throws(ConfigError) -> [UInt8] {
         func unreadable(_ message: String) -> ConfigError { ConfigError(file: path, line: nil, message: message, isUnreadable: true) }
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { throw unreadable("cannot read the file: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw unreadable("cannot read the file: \(String(cString: strerror(errno)))") }
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(
+                FilePath(path), .readOnly, options: [.closeOnExec, .nonBlocking, FileDescriptor.noControllingTerminal])
+        } catch {
+            throw unreadable("cannot read the file: \(error)")
+        }
+        defer { try? fd.close() }
+        let st: Stat
+        do { st = try fd.stat() } catch { throw unreadable("cannot read the file: \(error)") }
         let kind: String? =
-            switch st.st_mode & S_IFMT {
-            case S_IFREG: nil
-            case S_IFIFO: "a FIFO (named pipe)"
-            case S_IFCHR: "a character device"
-            case S_IFBLK: "a block device"
-            case S_IFDIR: "a directory"
-            case S_IFSOCK: "a socket"
+            switch st.type {
+            case .regular: nil
+            case .fifo: "a FIFO (named pipe)"
+            case .characterSpecial: "a character device"
+            case .blockSpecial: "a block device"
+            case .directory: "a directory"
+            case .socket: "a socket"
             default: "not a file"
             }
         if let kind { throw unreadable("is \(kind), not a regular file; a configuration is a TOML file") }
-        guard Int(st.st_size) <= maxFileBytes else {
-            throw unreadable("is \(st.st_size) bytes; a configuration file is at most \(maxFileBytes) bytes")
+        guard st.size <= maxFileBytes else {
+            throw unreadable("is \(st.size) bytes; a configuration file is at most \(maxFileBytes) bytes")
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(st.st_size))
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while bytes.count <= maxFileBytes {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw unreadable("cannot read the file: \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
+        let bytes: [UInt8]
+        do { bytes = try fd.readToEnd(reservingCapacity: Int(st.size)) { $0.count > maxFileBytes } } catch {
+            throw unreadable("cannot read the file: \(error)")
         }
         guard bytes.count <= maxFileBytes else { throw unreadable("is more than \(maxFileBytes) bytes; a configuration file is at most that") }
         return bytes
@@ -95,16 +92,27 @@ public enum ConfigParser {
             stallTimeoutSeconds: try daemonSection.int("stall_timeout_s", default: 30, in: 1...3600) ?? 30)
 
         let transition = try top.section("transition")
-        try transition.only(["threshold", "flick_velocity", "completion_speed", "completion_curve", "spring_response_ms", "animator"])
+        try transition.only([
+            "threshold", "flick_velocity", "completion_speed", "completion_curve", "spring_response_ms", "animator",
+            "overscroll", "rubber_band_stiffness", "rubber_band_limit",
+        ])
         let threshold = try transition.double("threshold", default: 0.5, in: 0.05...0.95)
         let flick = try transition.double("flick_velocity", default: 0.3, in: 0...100)
         let completionSpeed = try transition.double("completion_speed", default: 1, in: 0.05...20)
         let springMS = try transition.double("spring_response_ms", default: 300, in: 10...5000)
         let completionCurve = try transition.curve("completion_curve", default: .easeInOut, springResponseMS: springMS)
         let animator = try transition.animator(try transition.section("animator"), base: Animator.slide, springResponseMS: springMS)
+        let band = RubberBand(
+            stiffness: try transition.double("rubber_band_stiffness", default: RubberBand.niri.stiffness, in: 0.01...10),
+            limit: Percent(try transition.double("rubber_band_limit", default: RubberBand.niri.limit.value, in: 0.001...1)),
+            springResponse: .seconds(springMS / 1000))
+        let overscroll = try transition.choice(
+            "overscroll", default: Overscroll.rubberBand(band), [("none", .none), ("rubber-band", .rubberBand(band))])
+            ?? .rubberBand(band)
 
-        let touchscreen = try top.kindSettings(.touchscreen, threshold: threshold, flick: flick)
-        let touchpad = try top.kindSettings(.touchpad, threshold: threshold, flick: flick)
+        var warnings: [ConfigWarning] = []
+        let touchscreen = try top.kindSettings(.touchscreen, threshold: threshold, flick: flick, warnings: &warnings)
+        let touchpad = try top.kindSettings(.touchpad, threshold: threshold, flick: flick, warnings: &warnings)
 
         // The scene graph and the bindings are replaced as a whole when a file gives them, and otherwise are
         // the defaults, so a file that only tunes a zone keeps working edges.
@@ -144,8 +152,8 @@ public enum ConfigParser {
         let engine = EngineConfiguration(
             containers: containers, bindings: bindings, touchscreen: touchscreen, touchpad: touchpad,
             animator: animator, completionSpeed: completionSpeed, completionCurve: completionCurve,
-            tickInterval: Microseconds(Int64(1_000_000 / daemon.tickHz)))
-        return EdgeSwipeSettings(engine: engine, daemon: daemon, devices: devices, access: access)
+            tickInterval: Microseconds(Int64(1_000_000 / daemon.tickHz)), overscroll: overscroll)
+        return EdgeSwipeSettings(engine: engine, daemon: daemon, devices: devices, access: access, warnings: warnings)
     }
 }
 
@@ -158,7 +166,7 @@ struct SourceMap {
         var path = ""
         var arrayCounts: [String: Int] = [:]
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingBlanks()
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[[") {
                 let name = Self.header(line, open: "[[", close: "]]")
@@ -170,7 +178,7 @@ struct SourceMap {
                 path = Self.header(line, open: "[", close: "]")
                 lines[path] = index + 1
             } else if let eq = line.firstIndex(of: "=") {
-                let key = line[..<eq].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+                let key = line[..<eq].trimmingBlanks().trimming { $0 == "\"" || $0 == "'" }
                 lines[path.isEmpty ? key : "\(path).\(key)"] = index + 1
             }
         }
@@ -178,8 +186,8 @@ struct SourceMap {
 
     private static func header(_ line: String, open: String, close: String) -> String {
         var s = line.dropFirst(open.count)
-        if let end = s.range(of: close) { s = s[..<end.lowerBound] }
-        return s.trimmingCharacters(in: .whitespaces)
+        if let end = s.firstRange(of: close) { s = s[..<end.lowerBound] }
+        return s.trimmingBlanks()
     }
 
     /// The line of `path`, or of the nearest enclosing table that has one.
@@ -191,5 +199,24 @@ struct SourceMap {
             p = String(p[..<dot])
         }
         return nil
+    }
+}
+
+extension StringProtocol {
+    /// Without the blanks at either end: tabs and the Unicode space separators (category Zs), the characters
+    /// TOML's layout allows around keys and headers.
+    fileprivate func trimmingBlanks() -> String {
+        trimming { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+    }
+
+    /// Without the scalars at either end for which `isTrimmed` holds.
+    fileprivate func trimming(_ isTrimmed: (Unicode.Scalar) -> Bool) -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isTrimmed($0) }), let last = scalars.lastIndex(where: { !isTrimmed($0) }) else {
+            return ""
+        }
+        var kept = String.UnicodeScalarView()
+        kept.append(contentsOf: scalars[first...last])
+        return String(kept)
     }
 }

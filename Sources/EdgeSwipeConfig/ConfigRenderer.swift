@@ -11,13 +11,22 @@ extension EdgeSwipeSettings {
         out += "flick_velocity = \(n(engine.touchscreen.decision.flickVelocity.value))\n"
         out += "completion_speed = \(n(engine.completionSpeed))\n"
         out += "completion_curve = \(q(engine.completionCurve.name))\n"
-        out += "spring_response_ms = \(n(springMS))\n\n[transition.animator]\n"
+        out += "spring_response_ms = \(n(springMS))\n"
+        switch engine.overscroll {
+        case .none:
+            out += "overscroll = \"none\"\n"
+        case .rubberBand(let band):
+            out += "overscroll = \"rubber-band\"\nrubber_band_stiffness = \(n(band.stiffness))\n"
+            out += "rubber_band_limit = \(n(band.limit.value))\n"
+        }
+        out += "\n[transition.animator]\n"
         out += animatorKeys(engine.animator)
         for (kind, s) in [(DeviceKind.touchscreen, engine.touchscreen), (.touchpad, engine.touchpad)] {
             out += "\n[\(kind.rawValue)]\n"
             out += "edge_zone_mm = \(n(s.recognizer.zone.value))\nedge_zone_fraction = \(n(s.recognizer.zoneFraction))\n"
             out += "hysteresis_mm = \(n(s.recognizer.hysteresis.value))\n"
-            out += "angle_tolerance_deg = \(n(s.recognizer.angleToleranceDegrees))\ncorner_along_deg = \(n(s.recognizer.cornerAlongDegrees))\n"
+            out += "angle_tolerance_deg = \(n(s.recognizer.angleToleranceDegrees))\n"
+            out += "scroll_edges = \(list(s.recognizer.scrollEdges.members.map(\.rawValue)))\n"
             out += "velocity_window_ms = \(n(s.recognizer.velocityWindow.seconds * 1000))\n"
             out += "threshold = \(n(s.decision.threshold.value))\nflick_velocity = \(n(s.decision.flickVelocity.value))\n"
             out += "deceleration = \(n(s.decision.deceleration))\n"
@@ -70,6 +79,7 @@ extension EdgeSwipeSettings {
 
     private var springMS: Double {
         for c in [engine.completionCurve, engine.animator.curve] { if case .spring(let r) = c { return r.seconds * 1000 } }
+        if case .rubberBand(let band) = engine.overscroll { return band.springResponse.seconds * 1000 }
         return 300
     }
 
@@ -94,7 +104,8 @@ extension EdgeSwipeSettings {
             case "\n": out += "\\n"
             case "\t": out += "\\t"
             default:
-                if c.value < 0x20 {
+                // TOML forbids every control character but tab in a basic string, DEL included.
+                if c.value < 0x20 || c.value == 0x7F {
                     let hex = String(c.value, radix: 16)
                     out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

@@ -30,8 +30,17 @@ flick_velocity = 0.3
 # UIPercentDrivenInteractiveTransition.completionSpeed and completionCurve for the run-out.
 completion_speed = 1.0
 completion_curve = "ease-in-out"
-# Only for completion_curve = "spring": the undamped period of the critically damped spring.
+# The undamped period of the critically damped spring: for completion_curve = "spring", and for the
+# rubber band's spring back to 0.
 spring_response_ms = 300
+# A swipe on an edge whose bindings cannot run now (the root of a stack, the last tab) still begins and
+# is streamed as a blocked gesture. "rubber-band" adds a resisted displacement that follows the finger
+# less and less, never reaches rubber_band_limit (a fraction of the transition it would have driven),
+# starts at rubber_band_stiffness of the finger's motion (niri's band: 0.5 and 0.05), and springs back
+# to 0 on release. "none" reports the gesture without a displacement.
+overscroll = "rubber-band"
+rubber_band_stiffness = 0.5
+rubber_band_limit = 0.05
 
 [transition.animator]
 # slide | cover | fade
@@ -48,10 +57,13 @@ edge_zone_fraction = 0.03
 # It must then move this far (in mm of the assumed size when the device reports none) before its
 # direction is judged ...
 hysteresis_mm = 2.0
-# ... within this angle of the edge's inward normal. In a corner, a motion within corner_along_deg of
-# either edge slides along it and fails.
+# ... within this angle of the edge's inward normal. In a corner (a touch in two zones) the same holds
+# for each edge: a motion straight inward from one begins on it; a motion inward for neither (along the
+# edge, toward the corner) fails.
 angle_tolerance_deg = 30.0
-corner_along_deg = 15.0
+# Edges a finger scrolls along. In a corner one of them shares, a motion along it is a scroll, not a
+# swipe from the other edge. Screens have none.
+scroll_edges = []
 velocity_window_ms = 150
 # Deceleration per millisecond of the release projection (iOS's "normal" rate).
 deceleration = 0.998
@@ -67,7 +79,9 @@ edge_zone_mm = 5.0
 edge_zone_fraction = 0.05
 hysteresis_mm = 2.0
 angle_tolerance_deg = 30.0
-corner_along_deg = 15.0
+# The right edge, where touchpads scroll (libinput's and xf86-input-synaptics' edge scrolling): from the
+# top-right corner, a slide down the right edge fails instead of starting a top-edge swipe.
+scroll_edges = ["right"]
 velocity_window_ms = 150
 deceleration = 0.997
 # 100 % is a fixed stroke on a touchpad.

@@ -126,6 +126,25 @@ struct Section {
         return out
     }
 
+    /// A list of edge names (`["right"]`), each at most once.
+    func edges(_ k: String) throws(ConfigError) -> Edges? {
+        guard let names = try strings(k) else { return nil }
+        var edges: Edges = []
+        for name in names {
+            guard let edge = Edge(rawValue: name) else {
+                throw error(k, "'\(k)' entries must be \"left\", \"right\", \"top\" or \"bottom\" (got \"\(name)\")")
+            }
+            guard !edges.contains(edge.edges) else { throw error(k, "'\(k)' names \"\(name)\" twice") }
+            edges.insert(edge.edges)
+        }
+        return edges
+    }
+
+    /// A problem that does not stop the file from loading, at the line of `k`.
+    func warning(_ k: String, _ message: String) -> ConfigWarning {
+        ConfigWarning(file: file, line: map.line(of: key(k)), message: message)
+    }
+
     func ids(_ k: String) throws(ConfigError) -> [UInt32] {
         guard let a = try array(k) else { return [] }
         var out: [UInt32] = []
@@ -187,20 +206,29 @@ struct Section {
         return a
     }
 
-    func kindSettings(_ kind: DeviceKind, threshold: Double, flick: Double) throws(ConfigError) -> DeviceKindSettings {
+    func kindSettings(
+        _ kind: DeviceKind, threshold: Double, flick: Double, warnings: inout [ConfigWarning]
+    ) throws(ConfigError) -> DeviceKindSettings {
         let s = try section(kind.rawValue)
         try s.only([
-            "edge_zone_mm", "edge_zone_fraction", "hysteresis_mm", "angle_tolerance_deg", "corner_along_deg",
-            "velocity_window_ms", "deceleration", "threshold", "flick_velocity", "reference", "reference_mm",
-            "reference_fraction", "reference_cap_mm", "assumed_width_mm", "assumed_height_mm",
+            "edge_zone_mm", "edge_zone_fraction", "hysteresis_mm", "angle_tolerance_deg", "scroll_edges",
+            "corner_along_deg", "velocity_window_ms", "deceleration", "threshold", "flick_velocity", "reference",
+            "reference_mm", "reference_fraction", "reference_cap_mm", "assumed_width_mm", "assumed_height_mm",
         ])
         let d = DeviceKindSettings.defaults(for: kind)
+        // Still read (a value of the wrong type is still an error), so that files written for the old corner
+        // rule keep loading; it has no effect since the corner rule judges each edge's normal on its own.
+        if try s.optionalDouble("corner_along_deg", in: 0...44) != nil {
+            warnings.append(s.warning(
+                "corner_along_deg",
+                "'corner_along_deg' is deprecated and has no effect: in a corner a motion within angle_tolerance_deg of an edge's inward normal begins on that edge, and a slide along a scroll edge (scroll_edges) fails as edge scrolling; remove the key"))
+        }
         let recognizer = EdgeRecognizerSettings(
             zone: Millimeters(try s.double("edge_zone_mm", default: d.recognizer.zone.value, in: 0.5...30)),
             zoneFraction: try s.double("edge_zone_fraction", default: d.recognizer.zoneFraction, in: 0.001...0.5),
             hysteresis: Millimeters(try s.double("hysteresis_mm", default: d.recognizer.hysteresis.value, in: 0...20)),
             angleToleranceDegrees: try s.double("angle_tolerance_deg", default: d.recognizer.angleToleranceDegrees, in: 1...89),
-            cornerAlongDegrees: try s.double("corner_along_deg", default: d.recognizer.cornerAlongDegrees, in: 0...44),
+            scrollEdges: try s.edges("scroll_edges") ?? d.recognizer.scrollEdges,
             velocityWindow: .seconds(try s.double("velocity_window_ms", default: d.recognizer.velocityWindow.seconds * 1000, in: 10...1000) / 1000))
         let decision = ReleaseDecision(
             threshold: Percent(try s.double("threshold", default: threshold, in: 0.05...0.95)),

@@ -6,12 +6,18 @@ public struct EdgeSwipeSettings: Hashable, Sendable {
     public var daemon: DaemonSettings
     public var devices: DeviceSelection
     public var access: AccessSettings
+    /// What the file says that still loads but deserves a word: deprecated keys. Hosts print or log them.
+    public var warnings: [ConfigWarning]
 
-    public init(engine: EngineConfiguration, daemon: DaemonSettings = DaemonSettings(), devices: DeviceSelection = DeviceSelection(), access: AccessSettings = AccessSettings()) {
+    public init(
+        engine: EngineConfiguration, daemon: DaemonSettings = DaemonSettings(), devices: DeviceSelection = DeviceSelection(),
+        access: AccessSettings = AccessSettings(), warnings: [ConfigWarning] = []
+    ) {
         self.engine = engine
         self.daemon = daemon
         self.devices = devices
         self.access = access
+        self.warnings = warnings
     }
 
     /// The embedded default (`config/default.toml`).
@@ -106,5 +112,20 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         if let line { return "\(file):\(line): \(message)" }
         return "\(file): \(message)"
+    }
+}
+
+/// Something in a configuration file that loads but should change (a deprecated key): a problem said where and
+/// what, as a ``ConfigError`` would say it, that stops nothing.
+public struct ConfigWarning: Hashable, Sendable, CustomStringConvertible {
+    public var problem: ConfigError
+    public init(file: String, line: Int?, message: String) {
+        problem = ConfigError(file: file, line: line, message: message)
+    }
+    public var line: Int? { problem.line }
+    /// `config.toml:44: warning: 'corner_along_deg' is deprecated …`.
+    public var description: String {
+        let place = problem.line.map { "\(problem.file):\($0)" } ?? problem.file
+        return "\(place): warning: \(problem.message)"
     }
 }

@@ -39,8 +39,9 @@ public enum PercentReference: Hashable, Sendable, Codable {
 /// Maps a swipe from one edge of one kind of device to an operation (the transition delegate's job).
 ///
 /// Bindings are tried in order; the first one whose operation can run now wins. One whose operation cannot
-/// apply (pop at the root, dismiss with nothing presented, a busy container) is skipped, and if none applies the
-/// recognizer never begins, so the touch is left alone.
+/// apply (pop at the root, dismiss with nothing presented, a busy container) is skipped. If none applies, the
+/// gesture still begins and is reported as blocked (with its rubber band), so a shell can show that there is
+/// nowhere to go; an edge with no binding at all never begins.
 public struct Binding: Hashable, Sendable, Codable {
     public var edge: Edge
     /// The kinds of device it listens to; empty means all.
@@ -108,13 +109,16 @@ public struct EngineConfiguration: Hashable, Sendable, Codable {
     public var completionCurve: CompletionCurve
     /// How often run-out progress is reported while something animates (120 Hz by default); never while idle.
     public var tickInterval: Microseconds
+    /// What a swipe on an edge whose bindings cannot run shows while the finger moves: niri's rubber band by
+    /// default.
+    public var overscroll: Overscroll
 
     public init(
         containers: [Container], bindings: [Binding],
         touchscreen: DeviceKindSettings = .defaults(for: .touchscreen),
         touchpad: DeviceKindSettings = .defaults(for: .touchpad),
         animator: Animator = .slide, completionSpeed: Double = 1, completionCurve: CompletionCurve = .easeInOut,
-        tickInterval: Microseconds = Microseconds(8333)
+        tickInterval: Microseconds = Microseconds(8333), overscroll: Overscroll = .default
     ) {
         self.containers = containers
         self.bindings = bindings
@@ -124,6 +128,7 @@ public struct EngineConfiguration: Hashable, Sendable, Codable {
         self.completionSpeed = completionSpeed
         self.completionCurve = completionCurve
         self.tickInterval = tickInterval
+        self.overscroll = overscroll
     }
 
     public func settings(for kind: DeviceKind) -> DeviceKindSettings {

@@ -176,14 +176,18 @@ public struct TouchDevice: Hashable, Sendable, Codable {
     }
 
     /// Whether the device's physical size is known rather than assumed.
-    public var hasPhysicalSize: Bool { reportedSize != nil || (x.length != nil && y.length != nil) }
+    public var hasPhysicalSize: Bool { usableReportedSize != nil || (x.length != nil && y.length != nil) }
 
-    /// The physical size in device orientation, real where known and assumed otherwise.
+    /// The physical size in device orientation, real where known and assumed otherwise. A size that is not a
+    /// positive finite number (a host's bad report, or a zero-width axis) is never used: zones, hysteresis and
+    /// percent would divide by it.
     public var deviceSize: MillimeterSize {
-        if let reportedSize { return reportedSize }
+        if let reportedSize = usableReportedSize { return reportedSize }
         if let w = x.length, let h = y.length { return MillimeterSize(width: w, height: h) }
-        return assumedSize
+        return assumedSize.isUsable ? assumedSize : TouchDevice.defaultAssumedSize(for: kind)
     }
+
+    private var usableReportedSize: MillimeterSize? { reportedSize.flatMap { $0.isUsable ? $0 : nil } }
 
     /// The size as the user sees it, after the rotation.
     public var size: MillimeterSize { rotation.swapsAxes ? deviceSize.transposed : deviceSize }

@@ -12,6 +12,10 @@ public enum Edge: String, Hashable, Sendable, Codable, CaseIterable, Comparable 
         }
     }
 
+    /// Every edge in the fixed order used wherever a choice must not depend on set order: left, right, top,
+    /// bottom. A constant, so that looping over it never allocates.
+    public static let ordered: [Edge] = [.left, .right, .top, .bottom]
+
     /// The inward unit normal in the user's orientation (y grows downward).
     public var inwardNormal: (x: Double, y: Double) {
         switch self {
@@ -67,5 +71,5 @@ public struct Edges: OptionSet, Hashable, Sendable, Codable {
     }
 
     /// The members in a fixed order (left, right, top, bottom), so that output never depends on set order.
-    public var members: [Edge] { Edge.allCases.filter { contains($0.edges) } }
+    public var members: [Edge] { Edge.ordered.filter { contains($0.edges) } }
 }

@@ -4,6 +4,10 @@
 /// appended to a buffer the caller owns (and may reuse, so the steady state does not allocate). It never reads
 /// a clock: the same input gives the same output, byte for byte. It asks for ticks only while something
 /// animates (``nextDeadline``), so an idle host sleeps.
+///
+/// It carries out the actions of two state machines, the recognizer (one per device) and the transition (one
+/// per running transition), and never reads their state back to learn what happened: every action carries its
+/// data.
 public struct Engine: Sendable {
     public private(set) var configuration: EngineConfiguration
     public private(set) var containers: [Container] {
@@ -18,15 +22,49 @@ public struct Engine: Sendable {
     private var devices: [DeviceSlot] = []
     private var running: [RunningTransition] = []
     private var nextTransitionID: UInt64 = 1
-    /// Reused for every recognizer step, so that steady-state touch handling does not allocate.
-    private var actionBuffer: [ScreenEdgePanRecognizer.Action] = []
+    /// The edges with at least one binding, per kind of device: the zones a first touch is judged in.
+    private var boundEdges: BoundEdges
+
+    struct BoundEdges: Sendable {
+        var touchscreen: Edges
+        var touchpad: Edges
+
+        init(_ configuration: EngineConfiguration) {
+            func edges(_ kind: DeviceKind) -> Edges {
+                var e: Edges = []
+                for b in configuration.bindings where b.listens(to: kind) { e.insert(b.edge.edges) }
+                return e
+            }
+            touchscreen = edges(.touchscreen)
+            touchpad = edges(.touchpad)
+        }
+
+        subscript(kind: DeviceKind) -> Edges {
+            switch kind {
+            case .touchscreen: touchscreen
+            case .touchpad: touchpad
+            }
+        }
+    }
+
+    /// What a device's gesture drives.
+    enum GestureTarget: Hashable, Sendable {
+        case none
+        case transition(TransitionID)
+        /// It began on an edge whose bindings cannot run: reported, with its rubber band, and nothing moves.
+        case blocked
+    }
 
     struct DeviceSlot: Sendable {
         var device: TouchDevice
+        /// The device's size as the user sees it, real or assumed.
+        var size: MillimeterSize
         var settings: DeviceKindSettings
         var recognizer: ScreenEdgePanRecognizer
-        /// The transition the tracked touch drives, and the percent its translation is added to.
-        var driving: TransitionID?
+        var target: GestureTarget = .none
+        /// The run-out the tracked touch is catching, between the touch landing and the gesture beginning.
+        var catching: Edge?
+        /// The percent the gesture's translation is added to (0, or where a caught run-out was).
         var basePercent: Percent = .zero
         /// The inward translation, in normalized units of the device, that runs a whole transition.
         var reference: Double = 1
@@ -42,12 +80,22 @@ public struct Engine: Sendable {
         var edge: Edge?
         var device: DeviceID?
         var deviceKind: DeviceKind?
+        /// The binding's own reference and decision, for the touch that catches its run-out.
+        var reference: PercentReference?
+        var decision: ReleaseDecision?
+        /// What clients were last told: the phase and progress of the latest report.
+        var last: PercentDrivenInteractiveTransition.Report
+        /// The run-out in flight, from the report that started it.
+        var runOut: AnimationSpec?
         var nextTick: MonotonicInstant = .zero
+
+        var isRunningOut: Bool { last.phase.isRunningOut }
     }
 
     public init(configuration: EngineConfiguration) {
         self.configuration = configuration
         self.containers = configuration.containers
+        self.boundEdges = BoundEdges(configuration)
         self.stateSize = StateLimits.size(of: configuration.containers)
     }
 
@@ -62,7 +110,8 @@ public struct Engine: Sendable {
         var device = device
         device.assumedSize = settings.assumedSize
         devices.append(DeviceSlot(
-            device: device, settings: settings, recognizer: ScreenEdgePanRecognizer(settings: settings.recognizer),
+            device: device, size: device.size, settings: settings,
+            recognizer: ScreenEdgePanRecognizer(settings: settings.recognizer, device: device),
             decision: settings.decision))
         events.append(.device(DeviceEvent(time: now, change: .added, device: device)))
     }
@@ -88,7 +137,7 @@ public struct Engine: Sendable {
     public mutating func removeDevice(_ id: DeviceID, at time: MonotonicInstant, into events: inout [EngineEvent]) {
         advanceClock(to: time, into: &events)
         guard let index = deviceIndex(id) else { return }
-        recognizerLost(.deviceRemoved, device: index, into: &events)
+        recognize(.deviceRemoved, device: index, into: &events)
         let device = devices[index].device
         devices.remove(at: index)
         events.append(.device(DeviceEvent(time: now, change: .removed, device: device)))
@@ -99,46 +148,28 @@ public struct Engine: Sendable {
     public mutating func eventsLost(on id: DeviceID, at time: MonotonicInstant, into events: inout [EngineEvent]) {
         advanceClock(to: time, into: &events)
         guard let index = deviceIndex(id) else { return }
-        recognizerLost(.eventsDropped, device: index, into: &events)
+        recognize(.eventsDropped, device: index, into: &events)
     }
 
     /// One frame of touches from one device. Frames from unknown devices are ignored.
     public mutating func handle(_ frame: TouchFrame, into events: inout [EngineEvent]) {
         advanceClock(to: frame.time, into: &events)
         guard let index = deviceIndex(frame.device) else { return }
-        let time = now
         for touch in frame.touches {
+            let event: ScreenEdgePanRecognizer.Event
             switch touch.phase {
             case .down:
-                touchDown(touch, device: index, into: &events)
+                let kind = devices[index].device.kind
+                event = .touchDown(touch: touch.id, at: touch.position, allowed: boundEdges[kind].union(catchableEdges(for: kind)))
             case .motion:
-                let device = devices[index].device
-                recognize(device: index, into: &events) { r, actions in
-                    r.touchMotion(id: touch.id, to: touch.position, time: time, device: device, into: &actions)
-                }
+                event = .touchMotion(touch: touch.id, to: touch.position)
             case .up:
-                recognize(device: index, into: &events) { r, actions in
-                    r.touchUp(id: touch.id, time: time, into: &actions)
-                }
+                event = .touchUp(touch: touch.id)
             case .cancel:
-                recognize(device: index, into: &events) { r, actions in
-                    r.touchCancel(id: touch.id, into: &actions)
-                }
+                event = .touchCancel(touch: touch.id)
             }
+            recognize(event, device: index, into: &events)
         }
-    }
-
-    /// Runs one recognizer step and carries out its actions.
-    private mutating func recognize(
-        device index: Int, into events: inout [EngineEvent],
-        _ step: (inout ScreenEdgePanRecognizer, inout [ScreenEdgePanRecognizer.Action]) -> Void
-    ) {
-        var actions = actionBuffer
-        actionBuffer = []
-        actions.removeAll(keepingCapacity: true)
-        step(&devices[index].recognizer, &actions)
-        perform(actions, device: index, into: &events)
-        actionBuffer = actions
     }
 
     /// Starts a non-interactive transition (a button, or a client's request), running the animator for its
@@ -153,13 +184,13 @@ public struct Engine: Sendable {
         let (containerIndex, plan) = try resolve(operation, in: containerName)
         let animator = requestedAnimator ?? configuration.animator
         let interaction = PercentDrivenInteractiveTransition(
-            animatingWith: animator.curve, duration: animated ? animator.duration : .zero, at: now)
+            animatingWith: animator.curve, duration: animated ? animator.duration : .zero)
         let id = startTransition(
             container: containerIndex, plan: plan, animator: animator, interaction: interaction,
-            edge: nil, device: nil, deviceKind: nil, into: &events)
+            edge: nil, device: nil, deviceKind: nil, binding: nil, into: &events)
         if let index = runningIndex(id) {
-            emitTransition(index, isProgress: false, withAnimation: true, into: &events)
             running[index].nextTick = now.advanced(by: configuration.tickInterval)
+            apply(.finish(velocity: .zero), to: index, into: &events)
         }
         settle(upTo: now, into: &events)
         return id
@@ -168,9 +199,8 @@ public struct Engine: Sendable {
     /// Reports run-out progress due at `time` and ends the animations that are over.
     public mutating func tick(at time: MonotonicInstant, into events: inout [EngineEvent]) {
         advanceClock(to: time, into: &events)
-        for i in running.indices where running[i].interaction.phase.isRunningOut && running[i].nextTick <= now {
-            _ = running[i].interaction.advance(to: now)
-            emitTransition(i, isProgress: true, withAnimation: false, into: &events)
+        for i in running.indices where running[i].isRunningOut && running[i].nextTick <= now {
+            apply(.tick, to: i, into: &events)
             running[i].nextTick = nextTick(after: now, from: running[i])
         }
     }
@@ -193,8 +223,8 @@ public struct Engine: Sendable {
     /// When the host must call ``tick(at:)`` next; `nil` while nothing animates, so an idle host sleeps.
     public var nextDeadline: MonotonicInstant? {
         var best: MonotonicInstant? = nil
-        for t in running where t.interaction.phase.isRunningOut {
-            guard let spec = t.interaction.runOut else { continue }
+        for t in running where t.isRunningOut {
+            guard let spec = t.runOut else { continue }
             let due = min(t.nextTick, spec.end)
             if best.map({ due < $0 }) ?? true { best = due }
         }
@@ -205,18 +235,26 @@ public struct Engine: Sendable {
     /// its lifecycle reversed, so clients are left with a consistent picture.
     public mutating func cancelAll(at time: MonotonicInstant, into events: inout [EngineEvent]) {
         advanceClock(to: time, into: &events)
-        for index in devices.indices where devices[index].recognizer.state == .began || devices[index].recognizer.state == .changed {
-            // Detach first, so that the cancelled gesture does not start a run-out that is aborted at once.
-            devices[index].driving = nil
-            recognize(device: index, into: &events) { r, actions in r.lost(.deviceRemoved, into: &actions) }
-        }
-        while let first = running.first {
-            var t = first
-            if let change = t.interaction.abort() {
-                events.append(.trace(.transition(id: t.id, from: change.old, event: .abort, to: change.new)))
+        for index in devices.indices {
+            switch devices[index].recognizer.state {
+            case .began, .changed:
+                // Detach first, so that the cancelled gesture does not start a run-out that is aborted at once.
+                if case .transition = devices[index].target { devices[index].target = .none }
+                recognize(.deviceRemoved, device: index, into: &events)
+            case .possible, .tracking, .ended, .cancelled, .failed:
+                break
             }
-            running[0] = t
-            finish(0, completed: false, into: &events)
+        }
+        while !running.isEmpty {
+            let t = running[0]
+            if t.interaction.isInteractive && !t.isRunningOut {
+                // The finger's hold ends without a release: the coordinator hears it as an interaction that
+                // ended toward cancel.
+                events.append(.interaction(InteractionEvent(
+                    time: now, transition: t.id, container: containers[t.container].name, phase: .ended,
+                    cancelled: true, percent: t.last.progress.percent, velocity: .zero)))
+            }
+            apply(.abort, to: 0, into: &events)
         }
     }
 
@@ -227,7 +265,7 @@ public struct Engine: Sendable {
             running: running.map {
                 StateSnapshot.RunningSummary(
                     id: $0.id, container: containers[$0.container].name, operation: $0.plan.operation,
-                    phase: $0.interaction.phase, percent: $0.interaction.percent)
+                    phase: $0.last.phase, percent: $0.last.progress.percent)
             })
     }
 
@@ -235,13 +273,14 @@ public struct Engine: Sendable {
 
     /// Whether anything is in flight (a gesture or a transition).
     public var isIdle: Bool {
-        running.isEmpty && devices.allSatisfy { $0.recognizer.state == .possible && $0.recognizer.fingers == 0 }
+        running.isEmpty && devices.allSatisfy { $0.recognizer.isIdle }
     }
 
     /// Replaces the configuration. Containers keep their state where the new graph still has a container of the
     /// same name and kind; running transitions are left to finish against the old bindings.
     public mutating func reconfigure(_ new: EngineConfiguration) {
         configuration = new
+        boundEdges = BoundEdges(new)
         var merged: [Container] = []
         for c in new.containers {
             if let old = containers.first(where: { $0.name == c.name && $0.content.kind == c.content.kind }) {
@@ -262,141 +301,225 @@ public struct Engine: Sendable {
         for i in devices.indices {
             let settings = new.settings(for: devices[i].device.kind)
             devices[i].settings = settings
-            if devices[i].recognizer.state == .possible && devices[i].recognizer.fingers == 0 {
-                devices[i].recognizer = ScreenEdgePanRecognizer(settings: settings.recognizer)
+            if devices[i].recognizer.isIdle {
+                devices[i].device.assumedSize = settings.assumedSize
+                devices[i].size = devices[i].device.size
+                devices[i].recognizer = ScreenEdgePanRecognizer(settings: settings.recognizer, device: devices[i].device)
             }
         }
     }
 
-    // MARK: - Touches
+    // MARK: - Gestures
 
-    private mutating func touchDown(_ touch: Touch, device index: Int, into events: inout [EngineEvent]) {
-        let device = devices[index].device
-        let time = now
-        // Only a sequence's first touch is judged, so the (costlier) binding lookup is skipped for the others.
-        let isFirst = devices[index].recognizer.state == .possible && devices[index].recognizer.fingers == 0
-        let catchable = isFirst ? catchableEdges(for: device.kind) : []
-        let allowed = isFirst ? applicableEdges(for: device.kind, fingers: 1).union(catchable) : []
-        recognize(device: index, into: &events) { r, actions in
-            r.touchDown(id: touch.id, at: touch.position, time: time, device: device, allowed: allowed, into: &actions)
-            if r.trackedTouch == touch.id, let edge = r.candidates.intersection(catchable).members.first {
-                r.catchTransition(on: edge, into: &actions)
-            }
-        }
-    }
-
-    /// Carries out a recognizer's actions.
-    private mutating func perform(_ actions: [ScreenEdgePanRecognizer.Action], device index: Int, into events: inout [EngineEvent]) {
+    /// Runs one recognizer step and carries out its actions.
+    private mutating func recognize(_ event: ScreenEdgePanRecognizer.Event, device index: Int, into events: inout [EngineEvent]) {
+        let actions = devices[index].recognizer.handle(event, at: now)
         for action in actions {
-            switch action {
-            case .transitioned(let from, let event, let to):
-                events.append(.trace(.recognizer(device: devices[index].device.id, from: from, event: event, to: to)))
-            case .began(let edge):
-                gestureBegan(edge: edge, device: index, into: &events)
-            case .changed:
-                emitGesture(device: index, state: .changed, isProgress: true, into: &events)
-                driveTransition(device: index, into: &events)
-            case .ended:
-                emitGesture(device: index, state: .ended, into: &events)
-                releaseTransition(device: index, cancelled: false, into: &events)
-            case .cancelled:
-                emitGesture(device: index, state: .cancelled, into: &events)
-                releaseTransition(device: index, cancelled: true, into: &events)
-            case .failed:
-                // A touch that never landed in a zone is not a gesture at all; say nothing about it.
-                if !devices[index].recognizer.candidates.isEmpty {
-                    emitGesture(device: index, state: .failed, into: &events)
-                }
-            }
+            perform(action, device: index, into: &events)
         }
     }
 
-    private mutating func recognizerLost(_ event: ScreenEdgePanRecognizer.Event, device index: Int, into events: inout [EngineEvent]) {
-        recognize(device: index, into: &events) { r, actions in r.lost(event, into: &actions) }
+    private mutating func perform(_ action: ScreenEdgePanRecognizer.Action, device index: Int, into events: inout [EngineEvent]) {
+        switch action {
+        case .transitioned(let from, let event, let to):
+            events.append(.trace(.recognizer(device: devices[index].device.id, from: from, event: event, to: to)))
+        case .bug(let event, let state):
+            events.append(.trace(.recognizerBug(device: devices[index].device.id, event: event, state: state)))
+        case .track(_, let candidates):
+            let catchable = catchableEdges(for: devices[index].device.kind).intersection(candidates)
+            if let edge = Edge.ordered.first(where: { catchable.contains($0.edges) }) {
+                devices[index].catching = edge
+                recognize(.caught(edge), device: index, into: &events)
+            }
+        case .begin(let motion):
+            gestureBegan(motion, device: index, into: &events)
+        case .change(let motion):
+            gestureChanged(motion, device: index, into: &events)
+        case .end(let motion):
+            gestureEnded(motion, cancelled: false, device: index, into: &events)
+        case .cancel(let motion):
+            gestureEnded(motion, cancelled: true, device: index, into: &events)
+        case .fail(let reason, let motion):
+            devices[index].target = .none
+            devices[index].catching = nil
+            // A touch that never landed in a zone is not a gesture at all; say nothing about it.
+            if let motion { emitGesture(.failed, motion, device: index, failure: reason, into: &events) }
+        }
     }
 
-    private mutating func gestureBegan(edge: Edge, device index: Int, into events: inout [EngineEvent]) {
+    /// What a gesture beginning on an edge can drive.
+    private enum Resolution {
+        case applicable(binding: Int, container: Int, plan: TransitionPlan)
+        /// The edge has bindings for this kind and finger count, and none can run now; the first of them.
+        case blocked(Binding)
+        case unbound
+    }
+
+    private func resolveBinding(edge: Edge, kind: DeviceKind, fingers: Int) -> Resolution {
+        var first: Binding? = nil
+        for (i, b) in configuration.bindings.enumerated()
+        where b.edge == edge && b.listens(to: kind) && b.fingers.contains(max(1, fingers)) {
+            if first == nil { first = b }
+            if let (c, plan) = try? resolve(b.operation, in: b.container) { return .applicable(binding: i, container: c, plan: plan) }
+        }
+        if let first { return .blocked(first) }
+        return .unbound
+    }
+
+    private mutating func gestureBegan(_ m: ScreenEdgePanRecognizer.Motion, device index: Int, into events: inout [EngineEvent]) {
         let kind = devices[index].device.kind
+        let catching = devices[index].catching
+        devices[index].catching = nil
         // A catch: the touch takes over a running-out transition from this edge.
-        if devices[index].recognizer.candidates == edge.edges,
-           let t = running.firstIndex(where: { $0.edge == edge && $0.deviceKind == kind && $0.interaction.phase.isRunningOut })
+        if catching == m.edge,
+           let t = running.firstIndex(where: { $0.edge == m.edge && $0.deviceKind == kind && $0.isRunningOut })
         {
             let id = running[t].id
-            if let change = running[t].interaction.catchRunOut(at: now) {
-                events.append(.trace(.transition(id: id, from: change.old, event: .caught, to: change.new)))
-            }
             running[t].device = devices[index].device.id
-            devices[index].driving = id
-            devices[index].basePercent = running[t].interaction.percent
-            devices[index].reference = referenceFraction(for: running[t].edge ?? edge, binding: nil, device: index)
-            emitGesture(device: index, state: .began, into: &events)
-            emitTransition(t, isProgress: false, withAnimation: false, into: &events)
+            devices[index].target = .transition(id)
+            devices[index].reference = referenceFraction(for: m.edge, reference: running[t].reference, device: index)
+            devices[index].decision = running[t].decision ?? devices[index].settings.decision
+            emitGesture(.began, m, device: index, transition: id, into: &events)
+            let caught = running[t].runOut.map { Progress(percent: $0.percent(at: now), velocity: $0.velocity(at: now)) }
+                ?? running[t].last.progress
+            devices[index].basePercent = caught.percent
+            events.append(.interaction(InteractionEvent(
+                time: now, transition: id, container: containers[running[t].container].name, phase: .began,
+                cancelled: nil, percent: caught.percent, velocity: caught.velocity)))
+            apply(.caught, to: t, into: &events)
             return
         }
-        guard let (bindingIndex, containerIndex, plan) = firstApplicableBinding(
-            edge: edge, kind: kind, fingers: devices[index].recognizer.fingers)
-        else {
-            recognize(device: index, into: &events) { r, actions in r.bindingUnavailable(into: &actions) }
-            return
+        switch resolveBinding(edge: m.edge, kind: kind, fingers: m.fingers) {
+        case .applicable(let bindingIndex, let containerIndex, let plan):
+            let binding = configuration.bindings[bindingIndex]
+            let animator = binding.animator ?? configuration.animator
+            let interaction = PercentDrivenInteractiveTransition(
+                duration: animator.duration, completionSpeed: configuration.completionSpeed,
+                completionCurve: configuration.completionCurve)
+            devices[index].reference = referenceFraction(for: m.edge, reference: binding.reference, device: index)
+            devices[index].decision = binding.decision ?? devices[index].settings.decision
+            devices[index].basePercent = .zero
+            let id = TransitionID(nextTransitionID)
+            devices[index].target = .transition(id)
+            emitGesture(.began, m, device: index, transition: id, into: &events)
+            _ = startTransition(
+                container: containerIndex, plan: plan, animator: animator, interaction: interaction,
+                edge: m.edge, device: devices[index].device.id, deviceKind: kind, binding: binding, into: &events)
+            drive(m, device: index, into: &events)
+        case .blocked(let binding):
+            devices[index].reference = referenceFraction(for: m.edge, reference: binding.reference, device: index)
+            devices[index].basePercent = .zero
+            devices[index].target = .blocked
+            emitGesture(.began, m, device: index, blocked: true, into: &events)
+        case .unbound:
+            recognize(.bindingUnavailable, device: index, into: &events)
         }
-        let binding = configuration.bindings[bindingIndex]
-        let animator = binding.animator ?? configuration.animator
-        let interaction = PercentDrivenInteractiveTransition(
-            duration: animator.duration, completionSpeed: configuration.completionSpeed,
-            completionCurve: configuration.completionCurve)
-        devices[index].reference = referenceFraction(for: edge, binding: binding, device: index)
-        devices[index].decision = binding.decision ?? devices[index].settings.decision
-        devices[index].basePercent = .zero
-        let id = TransitionID(nextTransitionID)
-        devices[index].driving = id
-        emitGesture(device: index, state: .began, into: &events)
-        _ = startTransition(
-            container: containerIndex, plan: plan, animator: animator, interaction: interaction,
-            edge: edge, device: devices[index].device.id, deviceKind: kind, into: &events)
-        driveTransition(device: index, into: &events)
     }
 
-    private func referenceFraction(for edge: Edge, binding: Binding?, device index: Int) -> Double {
-        let reference = binding?.reference ?? devices[index].settings.reference
-        return reference.fraction(across: edge, on: devices[index].device)
+    private mutating func gestureChanged(_ m: ScreenEdgePanRecognizer.Motion, device index: Int, into events: inout [EngineEvent]) {
+        switch devices[index].target {
+        case .transition(let id):
+            emitGesture(.changed, m, device: index, transition: id, into: &events)
+            drive(m, device: index, into: &events)
+        case .blocked:
+            emitGesture(.changed, m, device: index, blocked: true, into: &events)
+        case .none:
+            emitGesture(.changed, m, device: index, into: &events)
+        }
     }
 
-    /// The inward translation of the tracked touch and its velocity, as the transition's percent and velocity.
-    private func progress(device index: Int) -> Progress {
+    private mutating func gestureEnded(
+        _ m: ScreenEdgePanRecognizer.Motion, cancelled: Bool, device index: Int, into events: inout [EngineEvent]
+    ) {
+        let state: GestureState = cancelled ? .cancelled : .ended
+        let target = devices[index].target
+        devices[index].target = .none
+        switch target {
+        case .transition(let id):
+            emitGesture(state, m, device: index, transition: id, into: &events)
+            release(id, m, cancelled: cancelled, device: index, into: &events)
+        case .blocked:
+            emitGesture(state, m, device: index, blocked: true, springBack: true, into: &events)
+        case .none:
+            emitGesture(state, m, device: index, into: &events)
+        }
+    }
+
+    private func referenceFraction(for edge: Edge, reference: PercentReference?, device index: Int) -> Double {
+        (reference ?? devices[index].settings.reference).fraction(across: edge, on: devices[index].device)
+    }
+
+    /// The gesture's inward translation and velocity, as a transition's percent and velocity.
+    private func progress(_ m: ScreenEdgePanRecognizer.Motion, device index: Int) -> Progress {
         let slot = devices[index]
-        guard let edge = slot.recognizer.edge else { return Progress(percent: slot.basePercent, velocity: .zero) }
-        let t = slot.recognizer.translation
-        let v = slot.recognizer.velocity(at: now)
-        let inward = edge.inward(dx: t.dx, dy: t.dy)
-        let inwardVelocity = edge.inward(dx: v.x, dy: v.y)
+        let inward = m.edge.inward(dx: m.translation.x, dy: m.translation.y)
+        let inwardVelocity = m.edge.inward(dx: m.velocity.x, dy: m.velocity.y)
         return Progress(
             percent: slot.basePercent + Percent(inward / slot.reference),
             velocity: PercentPerSecond(inwardVelocity / slot.reference))
     }
 
-    private mutating func driveTransition(device index: Int, into events: inout [EngineEvent]) {
-        guard let id = devices[index].driving, let t = runningIndex(id) else { return }
-        let change = running[t].interaction.update(progress(device: index))
-        if let change {
-            events.append(.trace(.transition(id: id, from: change.old, event: .update, to: change.new)))
-        }
-        emitTransition(t, isProgress: change == nil, withAnimation: false, into: &events)
+    private mutating func drive(_ m: ScreenEdgePanRecognizer.Motion, device index: Int, into events: inout [EngineEvent]) {
+        guard case .transition(let id) = devices[index].target, let t = runningIndex(id) else { return }
+        apply(.update(progress(m, device: index)), to: t, into: &events)
     }
 
-    private mutating func releaseTransition(device index: Int, cancelled: Bool, into events: inout [EngineEvent]) {
-        guard let id = devices[index].driving else { return }
-        devices[index].driving = nil
+    private mutating func release(
+        _ id: TransitionID, _ m: ScreenEdgePanRecognizer.Motion, cancelled: Bool, device index: Int,
+        into events: inout [EngineEvent]
+    ) {
         guard let t = runningIndex(id) else { return }
         // The transition's own (clamped) percent, at the finger's velocity.
-        let velocity = progress(device: index).velocity
-        let release = Progress(percent: running[t].interaction.percent, velocity: velocity)
+        let velocity = progress(m, device: index).velocity
+        let release = Progress(percent: running[t].last.progress.percent, velocity: velocity)
         let finish = !cancelled && devices[index].decision.shouldFinish(release)
-        if let change = running[t].interaction.release(finish: finish, velocity: cancelled ? .zero : velocity, at: now) {
-            events.append(.trace(.transition(id: id, from: change.old, event: finish ? .finish : .cancel, to: change.new)))
-        }
+        let handed = cancelled ? PercentPerSecond.zero : velocity
+        events.append(.interaction(InteractionEvent(
+            time: now, transition: id, container: containers[running[t].container].name, phase: .ended,
+            cancelled: !finish, percent: release.percent, velocity: handed.isFinite ? handed : .zero)))
         running[t].nextTick = now.advanced(by: configuration.tickInterval)
-        emitTransition(t, isProgress: false, withAnimation: true, into: &events)
+        apply(finish ? .finish(velocity: handed) : .cancel(velocity: handed), to: t, into: &events)
         settle(upTo: now, into: &events)
+    }
+
+    /// A blocked gesture's rubber band for `m`: the displacement in percent and in millimetres, and the band's
+    /// velocity in percent per second.
+    private func overscroll(_ m: ScreenEdgePanRecognizer.Motion, device index: Int) -> (band: RubberBand, pull: Percent, displacement: Percent, millimeters: Millimeters)? {
+        guard case .rubberBand(let band) = configuration.overscroll else { return nil }
+        let slot = devices[index]
+        let inward = m.edge.inward(dx: m.translation.x, dy: m.translation.y)
+        let pull = Percent(max(0, inward / slot.reference))
+        let displacement = band.displacement(pull)
+        let axis = m.edge.isHorizontal ? slot.size.width : slot.size.height
+        return (band, pull, displacement, Millimeters(displacement.value * slot.reference * axis.value))
+    }
+
+    private func emitGesture(
+        _ state: GestureState, _ m: ScreenEdgePanRecognizer.Motion, device index: Int, transition: TransitionID? = nil,
+        blocked: Bool = false, springBack: Bool = false, failure: ScreenEdgePanRecognizer.FailureReason? = nil,
+        into events: inout [EngineEvent]
+    ) {
+        let slot = devices[index]
+        let size = slot.size
+        var event = GestureEvent(
+            time: now, device: slot.device.id, deviceKind: slot.device.kind, edge: m.edge, state: state,
+            fingers: m.fingers, location: m.location,
+            translation: MillimeterVector(x: m.translation.x * size.width.value, y: m.translation.y * size.height.value),
+            velocity: MillimeterVector(x: m.velocity.x * size.width.value, y: m.velocity.y * size.height.value),
+            transition: transition, failure: failure)
+        if blocked {
+            event.blocked = .noApplicableBinding
+            if let o = overscroll(m, device: index) {
+                event.overscroll = o.displacement
+                event.overscrollMM = o.millimeters
+                if springBack {
+                    let inwardVelocity = m.edge.inward(dx: m.velocity.x, dy: m.velocity.y) / slot.reference
+                    event.animation = o.band.springBack(
+                        from: o.displacement, velocity: PercentPerSecond(inwardVelocity * o.band.slope(at: o.pull)), at: now)
+                }
+            }
+        }
+        events.append(.gesture(event))
     }
 
     // MARK: - Transitions
@@ -422,47 +545,31 @@ public struct Engine: Sendable {
         }
     }
 
-    private func firstApplicableBinding(edge: Edge, kind: DeviceKind, fingers: Int) -> (Int, Int, TransitionPlan)? {
-        for (i, b) in configuration.bindings.enumerated()
-        where b.edge == edge && b.listens(to: kind) && b.fingers.contains(max(1, fingers)) {
-            if let (c, plan) = try? resolve(b.operation, in: b.container) { return (i, c, plan) }
-        }
-        return nil
-    }
-
-    private func applicableEdges(for kind: DeviceKind, fingers: Int) -> Edges {
-        var edges: Edges = []
-        for e in Edge.allCases where firstApplicableBinding(edge: e, kind: kind, fingers: fingers) != nil {
-            edges.insert(e.edges)
-        }
-        return edges
-    }
-
     private func catchableEdges(for kind: DeviceKind) -> Edges {
         var edges: Edges = []
-        for t in running where t.deviceKind == kind && t.interaction.phase.isRunningOut {
+        for t in running where t.deviceKind == kind && t.isRunningOut {
             if let e = t.edge { edges.insert(e.edges) }
         }
         return edges
     }
 
+    /// Starts a transition: its `began` event, the presentation controller's will-begin for a modal one, then
+    /// the appearance callbacks of the start.
     private mutating func startTransition(
         container: Int, plan: TransitionPlan, animator: Animator, interaction: PercentDrivenInteractiveTransition,
-        edge: Edge?, device: DeviceID?, deviceKind: DeviceKind?, into events: inout [EngineEvent]
+        edge: Edge?, device: DeviceID?, deviceKind: DeviceKind?, binding: Binding?, into events: inout [EngineEvent]
     ) -> TransitionID {
         let id = TransitionID(nextTransitionID)
         nextTransitionID += 1
+        let began = PercentDrivenInteractiveTransition.Report(phase: .began, progress: .zero, animation: nil, isProgressOnly: false)
         running.append(RunningTransition(
             id: id, container: container, plan: plan, animator: animator, interaction: interaction,
-            edge: edge, device: device, deviceKind: deviceKind))
-        let index = running.count - 1
-        var began = makeTransitionEvent(index, isProgress: false, withAnimation: false)
-        began.phase = .began
-        began.percent = .zero
-        began.velocity = .zero
-        began.animation = nil
-        began.geometry = animator.geometry(for: plan, at: .zero)
-        events.append(.transition(began))
+            edge: edge, device: device, deviceKind: deviceKind, reference: binding?.reference,
+            decision: binding?.decision, last: began))
+        emitTransition(running.count - 1, began, into: &events)
+        if let presentation = presentationEvent(plan, id: id, container: container, phase: .willBegin, completed: nil) {
+            events.append(.presentation(presentation))
+        }
         for step in plan.lifecycleAtStart {
             events.append(.lifecycle(LifecycleEvent(
                 time: now, transition: id, container: containers[container].name, scene: step.scene, kind: step.kind)))
@@ -470,24 +577,66 @@ public struct Engine: Sendable {
         return id
     }
 
-    private func makeTransitionEvent(_ index: Int, isProgress: Bool, withAnimation: Bool) -> TransitionEvent {
-        let t = running[index]
-        return TransitionEvent(
-            time: now, id: t.id, operation: t.plan.operation, container: containers[t.container].name,
-            from: t.plan.from, to: t.plan.to, direction: t.plan.direction, phase: t.interaction.phase,
-            percent: t.interaction.percent, velocity: t.interaction.velocity, interactive: t.interaction.isInteractive,
-            presentationStyle: t.plan.presentationStyle, edge: t.edge, device: t.device,
-            animation: withAnimation ? t.interaction.runOut : nil,
-            geometry: t.animator.geometry(for: t.plan, at: t.interaction.percent), isProgress: isProgress)
+    /// The presentation controller's callback for a modal transition; `nil` for the other kinds.
+    private func presentationEvent(
+        _ plan: TransitionPlan, id: TransitionID, container: Int, phase: PresentationEvent.Phase, completed: Bool?
+    ) -> PresentationEvent? {
+        let kind: PresentationEvent.Kind
+        switch plan.operation {
+        case .present: kind = .presentation
+        case .dismiss: kind = .dismissal
+        case .push, .pop, .popToRoot, .selectTab, .nextTab, .previousTab, .show: return nil
+        }
+        let presented = kind == .presentation ? plan.to : plan.from
+        return PresentationEvent(
+            time: now, transition: id, container: containers[container].name, kind: kind, phase: phase,
+            completed: completed, presented: presented, presenting: kind == .presentation ? plan.from : plan.to,
+            style: plan.presentationStyle ?? .fullScreen, frame: kind == .presentation ? plan.toFrame : plan.fromFrame)
     }
 
-    private func emitTransition(_ index: Int, isProgress: Bool, withAnimation: Bool, into events: inout [EngineEvent]) {
-        events.append(.transition(makeTransitionEvent(index, isProgress: isProgress, withAnimation: withAnimation)))
+    /// Runs one step of a transition's machine and carries out its actions. A terminal report ends the
+    /// transition, which leaves `running` (so `index` means nothing afterwards).
+    private mutating func apply(
+        _ event: PercentDrivenInteractiveTransition.Event, to index: Int, into events: inout [EngineEvent]
+    ) {
+        let id = running[index].id
+        let actions = running[index].interaction.handle(event, at: now)
+        for action in actions {
+            switch action {
+            case .transitioned(let from, let event, let to):
+                events.append(.trace(.transition(id: id, from: from, event: event, to: to)))
+            case .bug(let event, let phase):
+                events.append(.trace(.transitionBug(id: id, event: event, phase: phase)))
+            case .report(let report):
+                running[index].last = report
+                if let animation = report.animation { running[index].runOut = animation }
+                if report.phase.isTerminal {
+                    finish(index, completed: report.phase == .completed, into: &events)
+                    return
+                }
+                emitTransition(index, report, into: &events)
+            }
+        }
+    }
+
+    private func emitTransition(
+        _ index: Int, _ report: PercentDrivenInteractiveTransition.Report, geometry: TransitionGeometry? = nil,
+        into events: inout [EngineEvent]
+    ) {
+        let t = running[index]
+        events.append(.transition(TransitionEvent(
+            time: now, id: t.id, operation: t.plan.operation, container: containers[t.container].name,
+            from: t.plan.from, to: t.plan.to, direction: t.plan.direction, phase: report.phase,
+            percent: report.progress.percent, velocity: report.progress.velocity,
+            interactive: t.interaction.isInteractive, presentationStyle: t.plan.presentationStyle, edge: t.edge,
+            device: t.device, animation: report.animation,
+            geometry: geometry ?? t.animator.geometry(for: t.plan, at: report.progress.percent),
+            isProgress: report.isProgressOnly)))
     }
 
     private func nextTick(after time: MonotonicInstant, from t: RunningTransition) -> MonotonicInstant {
         let interval = max(1, configuration.tickInterval.value)
-        guard let spec = t.interaction.runOut else { return time.advanced(by: Microseconds(interval)) }
+        guard let spec = t.runOut else { return time.advanced(by: Microseconds(interval)) }
         let elapsed = max(0, (time - spec.start).value)
         return spec.start.advanced(by: Microseconds((elapsed / interval + 1) * interval))
     }
@@ -505,22 +654,19 @@ public struct Engine: Sendable {
     private mutating func settle(upTo time: MonotonicInstant, into events: inout [EngineEvent]) {
         while true {
             var earliest: (index: Int, end: MonotonicInstant)? = nil
-            for (i, t) in running.enumerated() where t.interaction.phase.isRunningOut {
-                guard let end = t.interaction.runOut?.end, end <= time else { continue }
+            for (i, t) in running.enumerated() where t.isRunningOut {
+                guard let end = t.runOut?.end, end <= time else { continue }
                 if earliest.map({ end < $0.end }) ?? true { earliest = (i, end) }
             }
             guard let (i, end) = earliest else { break }
             now = max(now, end)
-            let old = running[i].interaction.phase
-            if let terminal = running[i].interaction.advance(to: end) {
-                events.append(.trace(.transition(id: running[i].id, from: old, event: .runOutEnded, to: terminal)))
-                finish(i, completed: terminal == .completed, into: &events)
-            }
+            apply(.runOutEnded, to: i, into: &events)
         }
     }
 
-    /// Emits the end of a transition: lifecycle first ("did disappear -> animation ended"), then the single
-    /// terminal event, then the new state. The container changes only if the transition completed.
+    /// Emits the end of a transition: lifecycle first ("did disappear -> animation ended"), the presentation
+    /// controller's did-end, then the single terminal event, then the new state. The container changes only if
+    /// the transition completed.
     private mutating func finish(_ index: Int, completed: Bool, into events: inout [EngineEvent]) {
         let t = running[index]
         let containerName = containers[t.container].name
@@ -528,30 +674,15 @@ public struct Engine: Sendable {
             events.append(.lifecycle(LifecycleEvent(
                 time: now, transition: t.id, container: containerName, scene: step.scene, kind: step.kind)))
         }
+        if let presentation = presentationEvent(t.plan, id: t.id, container: t.container, phase: .didEnd, completed: completed) {
+            events.append(.presentation(presentation))
+        }
         if completed { containers[t.container].content = t.plan.completedContent }
-        var terminal = makeTransitionEvent(index, isProgress: false, withAnimation: false)
-        terminal.geometry = t.animator.finalGeometry(for: t.plan, completed: completed)
-        events.append(.transition(terminal))
+        emitTransition(
+            index, t.last, geometry: t.animator.finalGeometry(for: t.plan, completed: completed), into: &events)
         running.remove(at: index)
-        for d in devices.indices where devices[d].driving == t.id { devices[d].driving = nil }
+        for d in devices.indices where devices[d].target == .transition(t.id) { devices[d].target = .none }
         events.append(.state(snapshot))
-    }
-
-    private func emitGesture(
-        device index: Int, state: ScreenEdgePanRecognizer.State, isProgress: Bool = false, into events: inout [EngineEvent]
-    ) {
-        let slot = devices[index]
-        let r = slot.recognizer
-        let size = slot.device.size
-        let t = r.translation
-        let v = r.velocity(at: now)
-        let edge = r.edge ?? r.candidates.members.min(by: { $0.distance(of: r.start) < $1.distance(of: r.start) }) ?? .left
-        events.append(.gesture(GestureEvent(
-            time: now, device: slot.device.id, deviceKind: slot.device.kind, edge: edge, state: state,
-            fingers: max(r.fingers, state == .ended || state == .cancelled ? 1 : 0), location: r.location,
-            translation: MillimeterVector(x: t.dx * size.width.value, y: t.dy * size.height.value),
-            velocity: MillimeterVector(x: v.x * size.width.value, y: v.y * size.height.value),
-            transition: slot.driving)))
     }
 
     private func deviceIndex(_ id: DeviceID) -> Int? { devices.firstIndex { $0.device.id == id } }

@@ -6,13 +6,26 @@ public struct DeviceEvent: Hashable, Sendable {
     public var device: TouchDevice
 }
 
+/// The states of a screen-edge-pan gesture that clients are told about (UIKit's `UIGestureRecognizer.State`
+/// without `possible`).
+public enum GestureState: String, Hashable, Sendable, Codable, CaseIterable {
+    case began, changed, ended, cancelled, failed
+}
+
+/// Why a gesture that began moves nothing.
+public enum BlockReason: String, Hashable, Sendable, Codable, CaseIterable {
+    /// Its edge has bindings, but none of them can run now (the root of a stack, the last tab, a busy
+    /// container).
+    case noApplicableBinding = "no-applicable-binding"
+}
+
 /// A screen-edge-pan recognizer's state, with where the finger is.
 public struct GestureEvent: Hashable, Sendable {
     public var time: MonotonicInstant
     public var device: DeviceID
     public var deviceKind: DeviceKind
     public var edge: Edge
-    public var state: ScreenEdgePanRecognizer.State
+    public var state: GestureState
     /// Fingers down on the device (the tracked one and any others).
     public var fingers: Int
     /// The tracked finger, normalized in the user's orientation.
@@ -23,6 +36,42 @@ public struct GestureEvent: Hashable, Sendable {
     public var velocity: MillimeterVector
     /// The transition this gesture drives, once it drives one.
     public var transition: TransitionID?
+    /// Set on every message of a gesture that began but drives nothing, saying why.
+    public var blocked: BlockReason?
+    /// A blocked gesture's rubber-band displacement, in percent of the transition it would have driven (the
+    /// reference length); absent when overscroll is off.
+    public var overscroll: Percent?
+    /// The same displacement along the edge's inward normal, in (real or assumed) millimetres.
+    public var overscrollMM: Millimeters?
+    /// On the `ended` or `cancelled` of a blocked gesture with a rubber band: the spring back to 0, in the
+    /// overscroll's unit.
+    public var animation: AnimationSpec?
+    /// On `failed`: why.
+    public var failure: ScreenEdgePanRecognizer.FailureReason?
+
+    public init(
+        time: MonotonicInstant, device: DeviceID, deviceKind: DeviceKind, edge: Edge, state: GestureState,
+        fingers: Int, location: NormalizedPoint, translation: MillimeterVector, velocity: MillimeterVector,
+        transition: TransitionID? = nil, blocked: BlockReason? = nil, overscroll: Percent? = nil,
+        overscrollMM: Millimeters? = nil, animation: AnimationSpec? = nil,
+        failure: ScreenEdgePanRecognizer.FailureReason? = nil
+    ) {
+        self.time = time
+        self.device = device
+        self.deviceKind = deviceKind
+        self.edge = edge
+        self.state = state
+        self.fingers = fingers
+        self.location = location
+        self.translation = translation
+        self.velocity = velocity
+        self.transition = transition
+        self.blocked = blocked
+        self.overscroll = overscroll
+        self.overscrollMM = overscrollMM
+        self.animation = animation
+        self.failure = failure
+    }
 }
 
 /// One step of a transition.
@@ -75,22 +124,85 @@ public struct StateSnapshot: Hashable, Sendable {
     }
 }
 
-/// A state machine's step, for the `old -> event -> new` log. Never sent to clients as-is.
+/// The presentation controller's callbacks around a modal transition (UIKit's `UIPresentationController`):
+/// `presentationTransitionWillBegin`, `presentationTransitionDidEnd(_:)`, `dismissalTransitionWillBegin` and
+/// `dismissalTransitionDidEnd(_:)`. They bracket the transition's appearance callbacks: will-begin follows the
+/// transition's `began`, did-end precedes its terminal event.
+public struct PresentationEvent: Hashable, Sendable {
+    public enum Kind: String, Hashable, Sendable, Codable, CaseIterable {
+        case presentation, dismissal
+    }
+    public enum Phase: String, Hashable, Sendable, Codable, CaseIterable {
+        case willBegin = "will-begin"
+        case didEnd = "did-end"
+    }
+    public var time: MonotonicInstant
+    public var transition: TransitionID
+    public var container: String
+    public var kind: Kind
+    public var phase: Phase
+    /// On did-end: whether the transition completed (a cancelled dismissal leaves the scene presented).
+    public var completed: Bool?
+    /// The presented scene and the one under it.
+    public var presented: String
+    public var presenting: String
+    public var style: PresentationStyle
+    /// Where the presented scene rests (the presentation controller's `frameOfPresentedViewInContainerView`).
+    public var frame: NormalizedRect
+}
+
+/// The transition coordinator's `notifyWhenInteractionChanges`: the finger let go and the run-out starts toward
+/// the end or back (`ended`), or a touch caught the run-out and drives the transition again (`began`).
+public struct InteractionEvent: Hashable, Sendable {
+    public enum Phase: String, Hashable, Sendable, Codable, CaseIterable {
+        case began, ended
+    }
+    public var time: MonotonicInstant
+    public var transition: TransitionID
+    public var container: String
+    public var phase: Phase
+    /// On ended: whether the run-out goes back (UIKit's `isCancelled`).
+    public var cancelled: Bool?
+    public var percent: Percent
+    /// Percent per second: the release velocity on ended (`completionVelocity`), the caught run-out's on began.
+    public var velocity: PercentPerSecond
+}
+
+/// A state machine's step, for the `old -> event -> new` log, or an event it could not take (a bug). Never sent
+/// to clients.
 public enum TraceEvent: Hashable, Sendable {
     case recognizer(
-        device: DeviceID, from: ScreenEdgePanRecognizer.State, event: ScreenEdgePanRecognizer.Event,
-        to: ScreenEdgePanRecognizer.State)
+        device: DeviceID, from: ScreenEdgePanRecognizer.StateName, event: ScreenEdgePanRecognizer.EventName,
+        to: ScreenEdgePanRecognizer.StateName)
     case transition(
         id: TransitionID, from: PercentDrivenInteractiveTransition.Phase,
-        event: PercentDrivenInteractiveTransition.Event, to: PercentDrivenInteractiveTransition.Phase)
+        event: PercentDrivenInteractiveTransition.EventName, to: PercentDrivenInteractiveTransition.Phase)
+    /// libinput's `log_gesture_bug`: an event the recognizer cannot take in its state; it was ignored.
+    case recognizerBug(device: DeviceID, event: ScreenEdgePanRecognizer.EventName, state: ScreenEdgePanRecognizer.StateName)
+    case transitionBug(
+        id: TransitionID, event: PercentDrivenInteractiveTransition.EventName,
+        phase: PercentDrivenInteractiveTransition.Phase)
 
-    /// `possible -> touch-motion -> began`, as libinput logs its gesture state machine.
+    /// `recognizer[3] possible -> touch-motion -> began`, as libinput logs its gesture state machine, or
+    /// `recognizer[3] invalid event caught in state changed`.
     public var line: String {
         switch self {
         case .recognizer(let device, let from, let event, let to):
             "recognizer[\(device.rawValue)] \(from.rawValue) -> \(event.rawValue) -> \(to.rawValue)"
         case .transition(let id, let from, let event, let to):
             "transition[\(id.rawValue)] \(from.rawValue) -> \(event.rawValue) -> \(to.rawValue)"
+        case .recognizerBug(let device, let event, let state):
+            "recognizer[\(device.rawValue)] invalid event \(event.rawValue) in state \(state.rawValue)"
+        case .transitionBug(let id, let event, let phase):
+            "transition[\(id.rawValue)] invalid event \(event.rawValue) in state \(phase.rawValue)"
+        }
+    }
+
+    /// Whether this is a bug report (to be logged as an error) rather than a step.
+    public var isBug: Bool {
+        switch self {
+        case .recognizerBug, .transitionBug: true
+        case .recognizer, .transition: false
         }
     }
 }
@@ -101,6 +213,8 @@ public enum EngineEvent: Hashable, Sendable {
     case gesture(GestureEvent)
     case transition(TransitionEvent)
     case lifecycle(LifecycleEvent)
+    case presentation(PresentationEvent)
+    case interaction(InteractionEvent)
     case state(StateSnapshot)
     case trace(TraceEvent)
 
@@ -111,6 +225,8 @@ public enum EngineEvent: Hashable, Sendable {
         case .gesture(let e): e.time
         case .transition(let e): e.time
         case .lifecycle(let e): e.time
+        case .presentation(let e): e.time
+        case .interaction(let e): e.time
         case .state(let e): e.time
         case .trace: nil
         }

@@ -12,35 +12,38 @@ public struct EdgeRecognizerSettings: Hashable, Sendable, Codable {
     /// How far a touch must move before its direction is judged, in real millimetres or, on devices that
     /// hide their size, in millimetres of the assumed size (a direction needs a distance, not a fraction).
     public var hysteresis: Millimeters
-    /// The largest angle between the first motion and the edge's inward normal that still counts as a swipe.
+    /// The largest angle between the first motion and an edge's inward normal that still counts as a swipe from
+    /// that edge.
     public var angleToleranceDegrees: Double
-    /// In a corner (a touch inside two zones), a first motion this close to parallel to one of the two edges
-    /// slides along that edge and fails, as a slide along a single edge does; only a motion between this and
-    /// `angleToleranceDegrees` off an edge's normal resolves the corner.
-    public var cornerAlongDegrees: Double
+    /// The edges a finger scrolls along on this kind of device: a touchpad's right edge, where libinput and
+    /// xf86-input-synaptics scroll vertically. In a corner that one of them shares with another edge, a first
+    /// motion along the scroll edge is a scroll, not a swipe inward from the other edge.
+    public var scrollEdges: Edges
     /// How much recent motion the release velocity is fitted over.
     public var velocityWindow: Microseconds
 
     public init(
         zone: Millimeters, zoneFraction: Double, hysteresis: Millimeters,
-        angleToleranceDegrees: Double = 30, cornerAlongDegrees: Double = 15,
+        angleToleranceDegrees: Double = 30, scrollEdges: Edges = [],
         velocityWindow: Microseconds = .milliseconds(150)
     ) {
         self.zone = zone
         self.zoneFraction = zoneFraction
         self.hysteresis = hysteresis
         self.angleToleranceDegrees = angleToleranceDegrees
-        self.cornerAlongDegrees = cornerAlongDegrees
+        self.scrollEdges = scrollEdges
         self.velocityWindow = velocityWindow
     }
 
     /// 4 mm (3 % of the axis without a size) for screens; see ARCHITECTURE.md for the comparison with Android,
-    /// GNOME, KWin and lisgd.
+    /// GNOME, KWin and lisgd. Screens have no scroll edges.
     public static let touchscreen = EdgeRecognizerSettings(
         zone: Millimeters(4), zoneFraction: 0.03, hysteresis: Millimeters(2))
-    /// 5 mm (5 % without a size) for touchpads, whose fingers land less precisely and whose edges are felt.
+    /// 5 mm (5 % without a size) for touchpads, whose fingers land less precisely and whose edges are felt. The
+    /// right edge is where touchpads scroll (libinput's `tp_touch_get_edge`, xf86-input-synaptics'
+    /// `VertEdgeScroll`, on by default).
     public static let touchpad = EdgeRecognizerSettings(
-        zone: Millimeters(5), zoneFraction: 0.05, hysteresis: Millimeters(2))
+        zone: Millimeters(5), zoneFraction: 0.05, hysteresis: Millimeters(2), scrollEdges: .right)
 
     public static func defaults(for kind: DeviceKind) -> EdgeRecognizerSettings {
         switch kind {
@@ -49,248 +52,469 @@ public struct EdgeRecognizerSettings: Hashable, Sendable, Codable {
         }
     }
 
-    /// The zone across `edge` on `device`, as a fraction of that axis.
+    /// The zone across `edge` on `device`, as a fraction of that axis: at most half of it, so that opposite
+    /// zones never overlap however small the device.
     public func zoneFraction(across edge: Edge, on device: TouchDevice) -> Double {
-        guard device.hasPhysicalSize else { return zoneFraction }
-        let axis = edge.isHorizontal ? device.size.width : device.size.height
-        return zone.value / max(axis.value, 1e-9)
+        let fraction: Double
+        if device.hasPhysicalSize {
+            let axis = edge.isHorizontal ? device.size.width : device.size.height
+            fraction = zone.value / max(axis.value, 1e-9)
+        } else {
+            fraction = zoneFraction
+        }
+        return fraction.isFinite ? min(0.5, max(0, fraction)) : 0.5
     }
-
 }
 
 /// UIKit's `UIScreenEdgePanGestureRecognizer`, as a value: one per device, tracking the first touch of each
 /// touch sequence.
 ///
+/// It is a state machine in the shape of libinput's touchpad gesture machine (`evdev-mt-touchpad-gestures.c`):
+/// one entry point, ``handle(_:at:)``; a function per state; the data of a state in its case, so a gesture that
+/// began always has an edge; actions that carry their data, so the caller never reads the state back; every
+/// state change reported as `old -> event -> new`; and an event that cannot happen in a state reported as a bug
+/// (`invalid event X in state Y`, as libinput's `log_gesture_bug`) and then ignored.
+///
 /// Decisions, all documented in `docs/ARCHITECTURE.md`:
 /// - Only the first touch of a sequence (the first to land while no finger is down) is judged. If it lands
 ///   outside every candidate zone, the sequence fails, so a pinch or scroll that strays near an edge later never
 ///   becomes a swipe. Further fingers are counted (`fingers`) but never move the tracked point.
-/// - The touch must move past the hysteresis distance before its direction is judged. A first motion within the
-///   angle tolerance of an edge's inward normal begins; one along the edge or outward fails. When the touch lies
-///   in two zones (a corner), a motion parallel to either edge slides along it and fails (on a touchpad that is
-///   edge scrolling); otherwise the edge whose normal is closest to the motion wins.
+/// - A touch past the edge of the surface lies on the edge: positions are clamped to the unit square.
+/// - The touch must move past the hysteresis distance before its direction is judged. A first motion within
+///   the angle tolerance of a candidate edge's inward normal begins on that edge, whatever it does relative to
+///   the other edge of a corner; a motion inward for no candidate (along the edge, toward the corner, outward)
+///   fails. Two candidates within tolerance: the closer normal wins; an exact tie goes to the edge whose zone
+///   the touch is deeper in, then to the first of left, right, top, bottom. In a corner with a scroll edge, a
+///   motion along the scroll edge fails as edge scrolling.
 /// - After ended, cancelled or failed the recognizer waits for every finger to lift, then is possible again.
 public struct ScreenEdgePanRecognizer: Sendable {
-    public enum State: String, Hashable, Sendable, Codable {
-        case possible, began, changed, ended, cancelled, failed
+    /// The tracked touch while its direction is not yet judged.
+    public struct Tracking: Hashable, Sendable {
+        public var touch: Int32
+        public var start: NormalizedPoint
+        public var location: NormalizedPoint
+        /// The zones it landed in, among the edges the caller allowed.
+        public var candidates: Edges
+        /// The scroll edges whose zone it landed in (allowed or not: a finger scrolls whatever is bound).
+        public var scrollZones: Edges
     }
 
-    /// The events that move the state machine; their raw values appear in the `old -> event -> new` log.
-    public enum Event: String, Hashable, Sendable, Codable {
+    /// The tracked touch of a gesture that began.
+    public struct Pan: Hashable, Sendable {
+        public var edge: Edge
+        public var touch: Int32
+        public var start: NormalizedPoint
+        public var location: NormalizedPoint
+    }
+
+    /// Where the machine is, with the data that belongs there.
+    public enum State: Hashable, Sendable {
+        /// No touch sequence is tracked.
+        case possible
+        /// The sequence's first touch landed in a candidate zone; its direction is not judged yet.
+        case tracking(Tracking)
+        case began(Pan)
+        case changed(Pan)
+        /// The gesture is over; the recognizer waits for every finger to lift.
+        case ended(Edge)
+        case cancelled(Edge)
+        case failed(FailureReason)
+
+        public var name: StateName {
+            switch self {
+            case .possible: .possible
+            case .tracking: .tracking
+            case .began: .began
+            case .changed: .changed
+            case .ended: .ended
+            case .cancelled: .cancelled
+            case .failed: .failed
+            }
+        }
+    }
+
+    /// The names of the states, as the `old -> event -> new` log and `docs/ARCHITECTURE.md` write them.
+    public enum StateName: String, Hashable, Sendable, Codable, CaseIterable {
+        case possible, tracking, began, changed, ended, cancelled, failed
+    }
+
+    /// What can happen to the recognizer.
+    public enum Event: Hashable, Sendable {
+        /// A finger landed. `allowed` is the set of edges that could start something: edges with a binding for
+        /// this kind of device, and edges whose transition is running out and could be caught.
+        case touchDown(touch: Int32, at: NormalizedPoint, allowed: Edges)
+        case touchMotion(touch: Int32, to: NormalizedPoint)
+        case touchUp(touch: Int32)
+        /// The kernel or libinput cancelled a touch (palm, suspend).
+        case touchCancel(touch: Int32)
+        /// The tracked touch landed in the zone of a transition that is running out: begin on `edge` at once.
+        case caught(Edge)
+        /// The gesture began on an edge with no binding for this device kind and finger count.
+        case bindingUnavailable
+        case deviceRemoved
+        /// The kernel dropped events (`SYN_DROPPED`): nothing about the touches can be trusted.
+        case eventsDropped
+        /// Raised by the recognizer itself when the last finger of a finished sequence lifts.
+        case allTouchesUp
+
+        public var name: EventName {
+            switch self {
+            case .touchDown: .touchDown
+            case .touchMotion: .touchMotion
+            case .touchUp: .touchUp
+            case .touchCancel: .touchCancel
+            case .caught: .caught
+            case .bindingUnavailable: .bindingUnavailable
+            case .deviceRemoved: .deviceRemoved
+            case .eventsDropped: .eventsDropped
+            case .allTouchesUp: .allTouchesUp
+            }
+        }
+    }
+
+    /// The names of the events, as the log writes them.
+    public enum EventName: String, Hashable, Sendable, Codable, CaseIterable {
         case touchDown = "touch-down"
         case touchMotion = "touch-motion"
         case touchUp = "touch-up"
         case touchCancel = "touch-cancel"
         case caught = "caught"
+        case bindingUnavailable = "binding-unavailable"
         case deviceRemoved = "device-removed"
         case eventsDropped = "events-dropped"
         case allTouchesUp = "all-touches-up"
-        case bindingUnavailable = "binding-unavailable"
     }
 
-    /// What the caller must do after an event.
+    /// Why a sequence failed.
+    public enum FailureReason: String, Hashable, Sendable, Codable, CaseIterable {
+        /// The first touch landed outside every candidate zone: not a gesture at all, and never reported.
+        case outsideZones = "outside-zones"
+        /// The first motion was inward for no candidate edge: along the edge, toward the corner, or outward.
+        case notInward = "not-inward"
+        /// In a corner with a scroll edge, the first motion ran along the scroll edge.
+        case edgeScroll = "edge-scroll"
+        /// The touch lifted before it moved far enough to be judged.
+        case lifted = "lifted"
+        /// The kernel or libinput cancelled the touch before it was judged.
+        case touchCancelled = "touch-cancelled"
+        /// The device went away, or events were dropped, before the touch was judged.
+        case eventsLost = "events-lost"
+        /// The gesture began on an edge that has no binding for this kind of device and number of fingers.
+        case noBinding = "no-binding"
+    }
+
+    /// The tracked finger when an action is taken, in the user's normalized orientation.
+    public struct Motion: Hashable, Sendable {
+        public var edge: Edge
+        /// Fingers down on the device after the event (at least 1 for an `end` or `cancel`, whose finger has
+        /// just lifted).
+        public var fingers: Int
+        public var location: NormalizedPoint
+        /// From where the touch landed.
+        public var translation: NormalizedVector
+        /// Per second, fitted over the velocity window: once per event.
+        public var velocity: NormalizedVector
+    }
+
+    /// What the caller must do.
     public enum Action: Hashable, Sendable {
-        /// The state changed; log it as `old -> event -> new`.
-        case transitioned(from: State, event: Event, to: State)
-        case began(Edge)
-        case changed
-        case ended
-        case cancelled
-        case failed
+        /// The state changed: log `old -> event -> new`.
+        case transitioned(from: StateName, event: EventName, to: StateName)
+        /// `event` cannot happen in `state`: a bug in the caller, logged as libinput's `log_gesture_bug` does,
+        /// and otherwise ignored.
+        case bug(event: EventName, state: StateName)
+        /// A sequence's first touch landed in the zones of `candidates`: the caller may catch a run-out there.
+        case track(touch: Int32, candidates: Edges)
+        case begin(Motion)
+        case change(Motion)
+        case end(Motion)
+        case cancel(Motion)
+        /// The sequence failed; `motion` is `nil` when the touch was never in a zone (nothing to report).
+        case fail(FailureReason, Motion?)
     }
 
+    public let settings: EdgeRecognizerSettings
     public private(set) var state: State = .possible
-    public private(set) var edge: Edge?
-    /// The id of the tracked touch, while one is tracked.
-    public private(set) var trackedTouch: Int32?
     /// Every finger currently down on the device, tracked or not.
     public private(set) var fingers = 0
-    public private(set) var start = NormalizedPoint(x: 0, y: 0)
-    public private(set) var location = NormalizedPoint(x: 0, y: 0)
-    public private(set) var lastTime = MonotonicInstant.zero
-    /// Edges whose zone the tracked touch landed in (and that the caller allowed).
-    public private(set) var candidates: Edges = []
     private var velocity: VelocityTracker
-    public let settings: EdgeRecognizerSettings
+    /// The surface's size as the user sees it, real or assumed.
+    private let size: MillimeterSize
+    private let zones: ZoneWidths
+    private let cosTolerance: Double
 
-    public init(settings: EdgeRecognizerSettings) {
-        self.settings = settings
-        self.velocity = VelocityTracker(window: settings.velocityWindow)
+    /// Each edge's zone, as a fraction of the axis across it.
+    private struct ZoneWidths: Sendable {
+        var left, right, top, bottom: Double
+        subscript(edge: Edge) -> Double {
+            switch edge {
+            case .left: left
+            case .right: right
+            case .top: top
+            case .bottom: bottom
+            }
+        }
     }
 
-    /// The edges whose zone contains `p` on `device`.
-    public func zones(containing p: NormalizedPoint, on device: TouchDevice, among edges: Edges) -> Edges {
+    public init(settings: EdgeRecognizerSettings, device: TouchDevice) {
+        self.settings = settings
+        self.velocity = VelocityTracker(window: settings.velocityWindow)
+        self.size = device.size
+        self.zones = ZoneWidths(
+            left: settings.zoneFraction(across: .left, on: device), right: settings.zoneFraction(across: .right, on: device),
+            top: settings.zoneFraction(across: .top, on: device), bottom: settings.zoneFraction(across: .bottom, on: device))
+        let tolerance = min(89.999, max(0, settings.angleToleranceDegrees.isFinite ? settings.angleToleranceDegrees : 30))
+        self.cosTolerance = Double.cos(tolerance * .pi / 180)
+    }
+
+    /// Whether no sequence is in flight: possible, with no finger down.
+    public var isIdle: Bool { state == .possible && fingers == 0 }
+
+    /// The edges whose zone contains `p` (clamped to the surface first: a touch past the edge lies on it).
+    public func zones(containing p: NormalizedPoint) -> Edges {
+        let p = p.clamped
         var result: Edges = []
-        for e in Edge.allCases where edges.contains(e.edges) {
-            if e.distance(of: p) <= settings.zoneFraction(across: e, on: device) { result.insert(e.edges) }
-        }
+        for e in Edge.ordered where e.distance(of: p) <= zones[e] { result.insert(e.edges) }
         return result
     }
 
-    /// Translation from the landing point, in normalized units of the user's orientation.
-    public var translation: (dx: Double, dy: Double) { (location.x - start.x, location.y - start.y) }
+    // MARK: - The machine
 
-    /// The fitted velocity in normalized units per second.
-    public func velocity(at time: MonotonicInstant) -> (x: Double, y: Double) { velocity.velocity(at: time) }
-
-    /// A touch landed. `allowed` is the set of edges that could start something now (bindings that apply, or
-    /// transitions that could be caught); the recognizer never begins on any other edge.
-    public mutating func touchDown(
-        id: Int32, at p: NormalizedPoint, time: MonotonicInstant, device: TouchDevice, allowed: Edges,
-        into actions: inout [Action]
-    ) {
-        fingers += 1
-        guard state == .possible, trackedTouch == nil, fingers == 1 else { return }
-        trackedTouch = id
-        edge = nil
-        start = p
-        location = p
-        lastTime = time
-        velocity.reset()
-        velocity.add(x: p.x, y: p.y, at: time)
-        candidates = zones(containing: p, on: device, among: allowed)
-        if candidates.isEmpty { move(to: .failed, on: .touchDown, into: &actions); actions.append(.failed) }
-    }
-
-    /// Begins at once on `edge`, without hysteresis: used when the touch catches a running transition, which it
-    /// holds from the moment it lands.
-    public mutating func catchTransition(on edge: Edge, into actions: inout [Action]) {
-        guard state == .possible, trackedTouch != nil else { return }
-        self.edge = edge
-        candidates = edge.edges
-        move(to: .began, on: .caught, into: &actions)
-        actions.append(.began(edge))
-    }
-
-    /// The tracked touch (or another) moved.
-    public mutating func touchMotion(
-        id: Int32, to p: NormalizedPoint, time: MonotonicInstant, device: TouchDevice, into actions: inout [Action]
-    ) {
-        guard id == trackedTouch else { return }
-        location = p
-        lastTime = time
-        velocity.add(x: p.x, y: p.y, at: time)
-        switch state {
-        case .possible:
-            decideWhetherToBegin(device: device, into: &actions)
-        case .began, .changed:
-            if state == .began { move(to: .changed, on: .touchMotion, into: &actions) }
-            actions.append(.changed)
-        case .ended, .cancelled, .failed:
-            return
-        }
-    }
-
-    /// The edge that a touch in `possible` has now committed to, if the caller must check a binding first.
-    /// `nil` while still undecided or after failing.
-    private mutating func decideWhetherToBegin(device: TouchDevice, into actions: inout [Action]) {
-        let size = device.size
-        let dxMM = (location.x - start.x) * size.width.value
-        let dyMM = (location.y - start.y) * size.height.value
-        let distance = (dxMM * dxMM + dyMM * dyMM).squareRoot()
-        guard distance >= settings.hysteresis.value else { return }
-        let cosTolerance = Double.cos(settings.angleToleranceDegrees * .pi / 180)
-        // |cos| to a normal above this means "parallel to that edge" (within cornerAlongDegrees of it).
-        let sinAlong = Double.sin(settings.cornerAlongDegrees * .pi / 180)
-        let corner = candidates.members.count > 1
-        var best: (edge: Edge, cosine: Double)? = nil
-        var slidesAlongAnEdge = false
-        for e in candidates.members {
-            let n = e.inwardNormal
-            let cosine = (dxMM * n.x + dyMM * n.y) / distance
-            if corner && abs(cosine) <= sinAlong { slidesAlongAnEdge = true }
-            if cosine >= cosTolerance, cosine > (best?.cosine ?? -2) { best = (e, cosine) }
-        }
-        guard let chosen = best?.edge, !slidesAlongAnEdge else {
-            move(to: .failed, on: .touchMotion, into: &actions)
-            actions.append(.failed)
-            return
-        }
-        edge = chosen
-        move(to: .began, on: .touchMotion, into: &actions)
-        actions.append(.began(chosen))
-    }
-
-    /// The caller found no binding that applies any more: the touch is left alone.
-    public mutating func bindingUnavailable(into actions: inout [Action]) {
-        guard state == .began else { return }
-        move(to: .failed, on: .bindingUnavailable, into: &actions)
-    }
-
-    public mutating func touchUp(id: Int32, time: MonotonicInstant, into actions: inout [Action]) {
-        fingers = max(0, fingers - 1)
-        if id == trackedTouch {
-            lastTime = max(lastTime, time)
-            trackedTouch = nil
+    /// Feeds one event; returns what the caller must do, in order. When the last finger of a finished sequence
+    /// lifts, the recognizer goes back to possible in the same step (`ended -> all-touches-up -> possible`).
+    public mutating func handle(_ event: Event, at time: MonotonicInstant) -> ActionList<Action> {
+        var actions = ActionList<Action>()
+        step(event, at: time, into: &actions)
+        if fingers == 0, event.name != .allTouchesUp {
             switch state {
-            case .possible:
-                move(to: .failed, on: .touchUp, into: &actions)
-                actions.append(.failed)
-            case .began, .changed:
-                move(to: .ended, on: .touchUp, into: &actions)
-                actions.append(.ended)
-            case .ended, .cancelled, .failed:
-                break
+            case .ended, .cancelled, .failed: step(.allTouchesUp, at: time, into: &actions)
+            case .possible, .tracking, .began, .changed: break
             }
         }
-        resetIfIdle(into: &actions)
+        return actions
     }
 
-    /// A touch was cancelled by the kernel or libinput (palm, device suspend).
-    public mutating func touchCancel(id: Int32, into actions: inout [Action]) {
-        fingers = max(0, fingers - 1)
-        if id == trackedTouch {
-            trackedTouch = nil
-            abandon(on: .touchCancel, tracking: true, into: &actions)
-        }
-        resetIfIdle(into: &actions)
-    }
-
-    /// The device went away, or the kernel dropped events (`SYN_DROPPED`): nothing about the touch can be
-    /// trusted, so a gesture in flight is cancelled and the sequence is forgotten.
-    public mutating func lost(_ event: Event, into actions: inout [Action]) {
-        let wasTracking = trackedTouch != nil
-        trackedTouch = nil
-        fingers = 0
-        abandon(on: event, tracking: wasTracking, into: &actions)
-        resetIfIdle(into: &actions)
-    }
-
-    /// Gives up the tracked touch. A sequence that was never a candidate (or whose touch already ended) has
-    /// nothing to fail.
-    private mutating func abandon(on event: Event, tracking: Bool, into actions: inout [Action]) {
+    private mutating func step(_ event: Event, at time: MonotonicInstant, into actions: inout ActionList<Action>) {
         switch state {
-        case .possible:
-            guard tracking, !candidates.isEmpty else { return }
-            move(to: .failed, on: event, into: &actions)
-            actions.append(.failed)
-        case .began, .changed:
-            move(to: .cancelled, on: event, into: &actions)
-            actions.append(.cancelled)
-        case .ended, .cancelled, .failed:
-            break
+        case .possible: onPossible(event, time, &actions)
+        case .tracking(let tracking): onTracking(tracking, event, time, &actions)
+        case .began(let pan): onPan(pan, began: true, event, time, &actions)
+        case .changed(let pan): onPan(pan, began: false, event, time, &actions)
+        case .ended, .cancelled, .failed: onFinished(event, &actions)
         }
     }
 
-    private mutating func resetIfIdle(into actions: inout [Action]) {
-        guard fingers == 0 else { return }
-        switch state {
-        case .possible:
-            trackedTouch = nil
-        case .ended, .cancelled, .failed:
-            // The edge, candidates and last location stay readable until the next sequence starts, so the
-            // caller can still describe the gesture that just ended.
-            move(to: .possible, on: .allTouchesUp, into: &actions)
-            trackedTouch = nil
-        case .began, .changed:
+    private mutating func onPossible(_ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>) {
+        switch event {
+        case .touchDown(let touch, let at, let allowed):
+            fingers += 1
+            let p = at.clamped
+            let landed = zones(containing: p)
+            let candidates = landed.intersection(allowed)
+            guard !candidates.isEmpty else {
+                move(to: .failed(.outsideZones), on: event, &actions)
+                actions.append(.fail(.outsideZones, nil))
+                return
+            }
+            velocity.reset()
+            velocity.add(x: p.x, y: p.y, at: time)
+            move(to: .tracking(Tracking(
+                touch: touch, start: p, location: p, candidates: candidates,
+                scrollZones: landed.intersection(settings.scrollEdges))), on: event, &actions)
+            actions.append(.track(touch: touch, candidates: candidates))
+        case .touchMotion, .touchUp, .touchCancel:
+            // A finger still down from before lost events: it is not trusted until it lifts, and was never
+            // counted.
             break
+        case .deviceRemoved, .eventsDropped:
+            fingers = 0
+        case .caught, .bindingUnavailable, .allTouchesUp:
+            actions.append(.bug(event: event.name, state: state.name))
         }
     }
 
-    private mutating func move(to new: State, on event: Event, into actions: inout [Action]) {
-        let old = state
+    private mutating func onTracking(
+        _ tracking: Tracking, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>
+    ) {
+        switch event {
+        case .touchDown:
+            fingers += 1
+        case .touchMotion(let touch, let to):
+            guard touch == tracking.touch else { return }
+            var t = tracking
+            t.location = to.clamped
+            velocity.add(x: t.location.x, y: t.location.y, at: time)
+            switch decide(t) {
+            case .undecided:
+                state = .tracking(t)
+            case .begin(let edge):
+                move(to: .began(Pan(edge: edge, touch: t.touch, start: t.start, location: t.location)), on: event, &actions)
+                actions.append(.begin(motion(edge, t.start, t.location, time)))
+            case .fail(let reason, let edge):
+                move(to: .failed(reason), on: event, &actions)
+                actions.append(.fail(reason, motion(edge, t.start, t.location, time)))
+            }
+        case .touchUp(let touch), .touchCancel(let touch):
+            fingers = max(0, fingers - 1)
+            guard touch == tracking.touch else { return }
+            let reason: FailureReason = event.name == .touchUp ? .lifted : .touchCancelled
+            move(to: .failed(reason), on: event, &actions)
+            actions.append(.fail(reason, motion(nearest(tracking), tracking.start, tracking.location, time)))
+        case .caught(let edge):
+            guard tracking.candidates.contains(edge.edges) else {
+                actions.append(.bug(event: event.name, state: state.name))
+                return
+            }
+            move(to: .began(Pan(edge: edge, touch: tracking.touch, start: tracking.start, location: tracking.location)), on: event, &actions)
+            actions.append(.begin(motion(edge, tracking.start, tracking.location, time)))
+        case .deviceRemoved, .eventsDropped:
+            fingers = 0
+            move(to: .failed(.eventsLost), on: event, &actions)
+            actions.append(.fail(.eventsLost, motion(nearest(tracking), tracking.start, tracking.location, time)))
+        case .bindingUnavailable, .allTouchesUp:
+            actions.append(.bug(event: event.name, state: state.name))
+        }
+    }
+
+    private mutating func onPan(
+        _ pan: Pan, began: Bool, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>
+    ) {
+        switch event {
+        case .touchDown:
+            fingers += 1
+        case .touchMotion(let touch, let to):
+            guard touch == pan.touch else { return }
+            var p = pan
+            p.location = to.clamped
+            velocity.add(x: p.location.x, y: p.location.y, at: time)
+            if began { move(to: .changed(p), on: event, &actions) } else { state = .changed(p) }
+            actions.append(.change(motion(p.edge, p.start, p.location, time)))
+        case .touchUp(let touch), .touchCancel(let touch):
+            fingers = max(0, fingers - 1)
+            guard touch == pan.touch else { return }
+            var m = motion(pan.edge, pan.start, pan.location, time)
+            m.fingers = max(1, m.fingers)
+            if event.name == .touchUp {
+                move(to: .ended(pan.edge), on: event, &actions)
+                actions.append(.end(m))
+            } else {
+                move(to: .cancelled(pan.edge), on: event, &actions)
+                actions.append(.cancel(m))
+            }
+        case .deviceRemoved, .eventsDropped:
+            fingers = 0
+            var m = motion(pan.edge, pan.start, pan.location, time)
+            m.fingers = 1
+            move(to: .cancelled(pan.edge), on: event, &actions)
+            actions.append(.cancel(m))
+        case .bindingUnavailable:
+            // Only a gesture that has just begun can be refused: the caller decides at `begin`.
+            guard began else {
+                actions.append(.bug(event: event.name, state: state.name))
+                return
+            }
+            move(to: .failed(.noBinding), on: event, &actions)
+            actions.append(.fail(.noBinding, motion(pan.edge, pan.start, pan.location, time)))
+        case .caught, .allTouchesUp:
+            actions.append(.bug(event: event.name, state: state.name))
+        }
+    }
+
+    private mutating func onFinished(_ event: Event, _ actions: inout ActionList<Action>) {
+        switch event {
+        case .touchDown:
+            fingers += 1
+        case .touchMotion:
+            break
+        case .touchUp, .touchCancel:
+            fingers = max(0, fingers - 1)
+        case .deviceRemoved, .eventsDropped:
+            fingers = 0
+        case .allTouchesUp:
+            guard fingers == 0 else {
+                actions.append(.bug(event: event.name, state: state.name))
+                return
+            }
+            move(to: .possible, on: event, &actions)
+        case .caught, .bindingUnavailable:
+            actions.append(.bug(event: event.name, state: state.name))
+        }
+    }
+
+    private mutating func move(to new: State, on event: Event, _ actions: inout ActionList<Action>) {
+        let old = state.name
         state = new
-        actions.append(.transitioned(from: old, event: event, to: new))
+        actions.append(.transitioned(from: old, event: event.name, to: new.name))
+    }
+
+    // MARK: - Judging the first motion
+
+    private enum Decision {
+        case undecided
+        case begin(Edge)
+        case fail(FailureReason, Edge)
+    }
+
+    /// Two cosines (or depths) this close are the same angle (or place) to the precision of the input.
+    static let tieEpsilon = 1e-9
+
+    private func decide(_ t: Tracking) -> Decision {
+        let dx = (t.location.x - t.start.x) * size.width.value
+        let dy = (t.location.y - t.start.y) * size.height.value
+        let distance = (dx * dx + dy * dy).squareRoot()
+        guard distance > 0, distance >= settings.hysteresis.value else { return .undecided }
+        var best: (edge: Edge, cosine: Double, depth: Double)? = nil
+        for e in Edge.ordered where t.candidates.contains(e.edges) {
+            let n = e.inwardNormal
+            let cosine = (dx * n.x + dy * n.y) / distance
+            guard cosine >= cosTolerance else { continue }
+            let depth = e.distance(of: t.start) / max(zones[e], 1e-12)
+            guard let b = best else {
+                best = (e, cosine, depth)
+                continue
+            }
+            if cosine > b.cosine + Self.tieEpsilon
+                || (abs(cosine - b.cosine) <= Self.tieEpsilon && depth < b.depth - Self.tieEpsilon)
+            {
+                best = (e, cosine, depth)
+            }
+        }
+        guard let chosen = best?.edge else { return .fail(.notInward, nearest(t)) }
+        // In a corner with a scroll edge, a motion that would begin on the perpendicular edge runs along the
+        // scroll edge: the finger is scrolling, unless the motion is inward for the scroll edge too.
+        for s in Edge.ordered where t.scrollZones.contains(s.edges) && s.isHorizontal != chosen.isHorizontal {
+            let n = s.inwardNormal
+            if (dx * n.x + dy * n.y) / distance < cosTolerance { return .fail(.edgeScroll, s) }
+        }
+        return .begin(chosen)
+    }
+
+    /// The candidate edge closest to where the touch landed, to name a sequence that failed before choosing one.
+    private func nearest(_ t: Tracking) -> Edge {
+        var best: (edge: Edge, distance: Double)? = nil
+        for e in Edge.ordered where t.candidates.contains(e.edges) {
+            let d = e.distance(of: t.start)
+            if best.map({ d < $0.distance }) ?? true { best = (e, d) }
+        }
+        return best?.edge ?? .left
+    }
+
+    private func motion(_ edge: Edge, _ start: NormalizedPoint, _ location: NormalizedPoint, _ time: MonotonicInstant) -> Motion {
+        let v = velocity.velocity(at: time)
+        return Motion(
+            edge: edge, fingers: fingers, location: location,
+            translation: NormalizedVector(x: location.x - start.x, y: location.y - start.y),
+            velocity: NormalizedVector(x: v.x, y: v.y))
     }
 }
 
+extension ScreenEdgePanRecognizer.Action {
+    /// The log line of a transition or a bug, as libinput words them; `nil` for the other actions.
+    public var logLine: String? {
+        switch self {
+        case .transitioned(let from, let event, let to): "\(from.rawValue) -> \(event.rawValue) -> \(to.rawValue)"
+        case .bug(let event, let state): "invalid event \(event.rawValue) in state \(state.rawValue)"
+        case .track, .begin, .change, .end, .cancel, .fail: nil
+        }
+    }
+}

@@ -152,6 +152,15 @@ public struct NormalizedPoint: Hashable, Sendable, Codable {
     @inlinable static func clampUnit(_ v: Double) -> Double { v.isNaN ? 0 : min(1, max(0, v)) }
 }
 
+/// A displacement (or, per second, a velocity) in the unit square of a device as the user sees it: fractions of
+/// the width and of the height.
+public struct NormalizedVector: Hashable, Sendable, Codable {
+    public var x: Double
+    public var y: Double
+    @inlinable public init(x: Double, y: Double) { self.x = x; self.y = y }
+    public static let zero = NormalizedVector(x: 0, y: 0)
+}
+
 /// A 2D vector whose components are millimetres.
 public struct MillimeterVector: Hashable, Sendable, Codable {
     public var x: Double
@@ -167,6 +176,10 @@ public struct MillimeterSize: Hashable, Sendable, Codable {
     public var height: Millimeters
     public init(width: Millimeters, height: Millimeters) { self.width = width; self.height = height }
     public init(widthMM: Double, heightMM: Double) { self.init(width: Millimeters(widthMM), height: Millimeters(heightMM)) }
+    /// Whether both sides are positive finite lengths, so that a fraction of them means something.
+    public var isUsable: Bool {
+        width.value.isFinite && height.value.isFinite && width.value > 0 && height.value > 0
+    }
     /// Width and height swapped, for a quarter turn.
     public var transposed: MillimeterSize { MillimeterSize(width: height, height: width) }
 }

@@ -1,4 +1,5 @@
 public import EdgeSwipeCore
+public import EdgeSwipeFingerScript
 
 /// The recording EdgeSwipe makes of itself: a plausible 7" touchscreen performing one swipe of each kind, so the
 /// demo, the CLI and the tests have a file whose every motion is known. It is generated, not recorded, and the
@@ -80,81 +81,36 @@ public enum DemoRecording {
     /// The kernel's events for every swipe, as a real device sends them: only the values that changed, with the
     /// single-touch emulation (`ABS_X`/`ABS_Y`, `BTN_TOUCH`) beside the slot's values.
     public static func events() -> [EvdevEvent] {
-        var writer = Writer()
-        var start = firstTouchUS
-        for (i, swipe) in swipes.enumerated() {
-            let end = writer.swipe(swipe, trackingID: Int32(i + 1), startUS: start)
-            start = end + gapUS
-        }
-        return writer.events
+        EvdevScriptRenderer.events(script(), on: device)
     }
 
-    private struct Writer {
-        var events: [EvdevEvent] = []
-        var slotX: Int32 = -1
-        var slotY: Int32 = -1
-
-        private static var xMax: Double { Double(device.absInfo[EvdevAbs.mtPositionX]?.maximum ?? 4650) }
-        private static var yMax: Double { Double(device.absInfo[EvdevAbs.mtPositionY]?.maximum ?? 2610) }
-        private static var unitsPerMM: Double { Double(device.absInfo[EvdevAbs.mtPositionX]?.resolution ?? 30) }
-
-        /// The raw point `inward` (fraction of the axis across the edge) from the edge, `along` it.
-        private static func point(_ swipe: Swipe, inward: Double) -> (Int32, Int32) {
-            let landing = landingMM * unitsPerMM
-            switch swipe.edge {
-            case .left: return (raw(landing + inward * xMax), raw(swipe.along * yMax))
-            case .right: return (raw(xMax - landing - inward * xMax), raw(swipe.along * yMax))
-            case .top: return (raw(swipe.along * xMax), raw(landing + inward * yMax))
-            case .bottom: return (raw(swipe.along * xMax), raw(yMax - landing - inward * yMax))
-            }
+    /// The six swipes as scripted fingers: each lands `landingMM` from its edge and is eased as its release
+    /// says (smoothstep to a stop, or ease-in to a flick), on the 120 Hz schedule, with tracking ids 1 to 6.
+    public static func script() -> FingerScript {
+        let touchDevice: TouchDevice
+        do {
+            touchDevice = try device.touchDevice(id: DeviceID(1), path: "demo")
+        } catch {
+            // The description above is a valid touchscreen; a test checks it.
+            return FingerScript()
         }
-
-        private static func raw(_ v: Double) -> Int32 { Int32(v.rounded()) }
-
-        private mutating func emit(_ us: UInt64, _ type: UInt16, _ code: UInt16, _ value: Int32) {
-            events.append(EvdevEvent(time: MonotonicInstant(microseconds: us), type: type, code: code, value: value))
-        }
-
-        /// Moves the slot to `(x, y)`, sending only the coordinates that changed; false if nothing did.
-        private mutating func move(to p: (Int32, Int32), at us: UInt64) -> Bool {
-            var changed = false
-            if p.0 != slotX { emit(us, EvdevType.abs, EvdevAbs.mtPositionX, p.0); changed = true }
-            if p.1 != slotY { emit(us, EvdevType.abs, EvdevAbs.mtPositionY, p.1); changed = true }
-            if p.0 != slotX { emit(us, EvdevType.abs, EvdevAbs.x, p.0) }
-            if p.1 != slotY { emit(us, EvdevType.abs, EvdevAbs.y, p.1) }
-            (slotX, slotY) = p
-            return changed
-        }
-
-        /// Writes one swipe from `startUS`; returns the time of its last event.
-        mutating func swipe(_ swipe: Swipe, trackingID: Int32, startUS: UInt64) -> UInt64 {
-            emit(startUS, EvdevType.abs, EvdevAbs.mtTrackingID, trackingID)
-            _ = move(to: Self.point(swipe, inward: 0), at: startUS)
-            emit(startUS, EvdevType.key, EvdevKey.btnTouch, 1)
-            emit(startUS, EvdevType.syn, EvdevSyn.report, 0)
-
-            let frames = max(1, (UInt64(swipe.durationMS) * 1000 + frameIntervalUS - 1) / frameIntervalUS)
-            var t = startUS
-            for frame in 1...frames {
-                t = startUS + frame * frameIntervalUS
-                let progress = Double(frame) / Double(frames)
-                let eased: Double =
-                    switch swipe.release {
-                    case .atRest: progress * progress * (3 - 2 * progress)  // smoothstep: slows to a stop
-                    case .whileMoving: progress * progress  // ease in: fastest at the end
-                    }
-                if move(to: Self.point(swipe, inward: swipe.travel * eased), at: t) {
-                    emit(t, EvdevType.syn, EvdevSyn.report, 0)
+        var script = FingerScript()
+        var start = Microseconds(Int64(firstTouchUS))
+        for (i, swipe) in swipes.enumerated() {
+            let release: EdgeSwipe.Release =
+                switch swipe.release {
+                case .atRest(let holdMS): .atRest(hold: .milliseconds(Int64(holdMS)))
+                case .whileMoving: .whileMoving
                 }
-            }
-            switch swipe.release {
-            case .atRest(let holdMS): t += UInt64(holdMS) * 1000
-            case .whileMoving: t += frameIntervalUS
-            }
-            emit(t, EvdevType.abs, EvdevAbs.mtTrackingID, -1)
-            emit(t, EvdevType.key, EvdevKey.btnTouch, 0)
-            emit(t, EvdevType.syn, EvdevSyn.report, 0)
-            return t
+            let stroke = FingerScript.edgeSwipe(
+                EdgeSwipe(
+                    edge: swipe.edge, travel: swipe.travel, duration: .milliseconds(Int64(swipe.durationMS)),
+                    release: release, along: swipe.along, landing: .millimeters(landingMM),
+                    interval: Microseconds(Int64(frameIntervalUS))),
+                on: touchDevice, trackingID: Int32(i + 1), start: start)
+            script = script + stroke
+            start = stroke.end + Microseconds(Int64(gapUS))
         }
+        return script
     }
 }

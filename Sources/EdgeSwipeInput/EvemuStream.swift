@@ -1,5 +1,6 @@
-public import EdgeSwipeCore
-import Glibc
+import EdgeSwipeCore
+import EdgeSwipeSystem
+import SystemPackage
 
 // Streamed evemu recordings: a recording of any length is played in the memory of a few lines.
 //
@@ -19,7 +20,7 @@ import Glibc
 /// newline comes one more line, empty if the file ends with a newline, as `split(omittingEmptySubsequences:
 /// false)` gives.
 final class TextLineReader {
-    private let fd: Int32
+    private let file: FileDescriptor
     private var buffer: [UInt8]
     private var start = 0
     private var end = 0
@@ -31,38 +32,31 @@ final class TextLineReader {
     private(set) var readError: String?
 
     init(path: String, chunk: Int = 1 << 16) throws(RecordingError) {
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw RecordingError(file: path, line: nil, reason: .unreadable(String(cString: strerror(errno)))) }
+        do { file = try FileDescriptor.open(atPath: path, .readOnly, options: [.closeOnExec]) } catch {
+            throw RecordingError(file: path, line: nil, reason: .unreadable(error.description))
+        }
         buffer = [UInt8](repeating: 0, count: max(16, chunk))
         fill()
         isEmptyFile = end == 0 && atEOF && readError == nil
     }
 
-    deinit { close(fd) }
+    deinit { try? file.close() }
 
     /// Reads more after `end`, moving what is left to the front first.
     private func fill() {
         if start > 0 {
-            buffer.withUnsafeMutableBytes { raw in
-                guard let base = raw.baseAddress else { return }
-                memmove(base, base + start, end - start)
-            }
+            // Overlapping regions: copyMemory moves like memmove.
+            buffer.withUnsafeMutableBytes { raw in raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[start..<end])) }
             end -= start
             start = 0
         }
         if end == buffer.count { buffer.append(contentsOf: [UInt8](repeating: 0, count: buffer.count)) }
-        while true {
-            let n = buffer.withUnsafeMutableBytes { raw in read(fd, raw.baseAddress! + end, raw.count - end) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 {
-                readError = String(cString: strerror(errno))
-                atEOF = true
-            } else if n == 0 {
-                atEOF = true
-            } else {
-                end += n
-            }
-            return
+        do {
+            let n = try file.read(into: &buffer, from: end)
+            if n == 0 { atEOF = true } else { end += n }
+        } catch {
+            readError = error.description
+            atEOF = true
         }
     }
 

@@ -1,9 +1,9 @@
 import CInput
 import EdgeSwipeCore
 
-#if canImport(Glibc)
 import Glibc
-#endif
+import EdgeSwipeSystem
+import SystemPackage
 
 // libudev and libevdev, each pointer owned by one final class and released in its deinit.
 
@@ -136,13 +136,18 @@ final class EventNode {
     let path: String
 
     init(path: String) throws(LiveInputError) {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw .system(call: "open", path: path, errno: errno) }
-        self.fd = fd
+        self.fd = try Self.open(path).rawValue
         self.path = path
     }
 
-    deinit { close(fd) }
+    deinit { try? FileDescriptor(rawValue: fd).close() }
+
+    /// How every event node is opened, libinput's included: read-only, non-blocking, close-on-exec, never grabbed.
+    static func open(_ path: String) throws(LiveInputError) -> FileDescriptor {
+        do { return try FileDescriptor.open(atPath: path, .readOnly, options: [.nonBlocking, .closeOnExec]) } catch {
+            throw .system(call: "open", path: path, errno: error.rawValue)
+        }
+    }
 }
 
 /// A touchpad read through libevdev, beside libinput.
@@ -163,7 +168,7 @@ final class EvdevTouchpad {
     ) throws(LiveInputError) {
         self.node = node
         self.evdev = try Libevdev(fd: node.fd, path: node.path)
-        let rc = libevdev_set_clock_id(evdev.handle, CLOCK_MONOTONIC)
+        let rc = libevdev_set_clock_id(evdev.handle, MonotonicClock.clockID)
         guard rc == 0 else { throw .system(call: "libevdev_set_clock_id", path: node.path, errno: -rc) }
         let description = evdev.description
         let device = try makeDevice(description)

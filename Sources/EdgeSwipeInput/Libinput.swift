@@ -2,9 +2,8 @@ import CInput
 import EdgeSwipeCore
 import Logging
 
-#if canImport(Glibc)
 import Glibc
-#endif
+import SystemPackage
 
 /// What libinput's callbacks reach: the filter that decides which nodes may be opened, and the logger. It is
 /// handed to libinput as `user_data` (unretained: the ``LibinputContext`` keeps it alive for libinput's
@@ -53,13 +52,12 @@ final class LibinputCallbacks {
             rejected[path] = "\"\(candidate.name)\" not opened: \(reason)"
             return -EACCES
         case .accept(let kind):
-            let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-            guard fd >= 0 else {
-                let code = errno
-                let error = LiveInputError.system(call: "open", path: path, errno: code)
+            let fd: Int32
+            do { fd = try EventNode.open(path).rawValue } catch {
                 logger.error("\(error)")
                 rejected[path] = "\(error)"
-                return -code
+                if case .system(_, _, let code) = error { return -code }
+                return -EIO
             }
             // libevdev reads the description with ioctls only; it neither reads events nor grabs.
             let description = try? Libevdev(fd: fd, path: path).description
@@ -101,7 +99,7 @@ final class LibinputContext {
                 return callbacks.openRestricted(path: String(cString: path))
             },
             close_restricted: { fd, _ in
-                close(fd)
+                try? FileDescriptor(rawValue: fd).close()
             }))
         let userData = Unmanaged.passUnretained(callbacks).toOpaque()
         let created: OpaquePointer?

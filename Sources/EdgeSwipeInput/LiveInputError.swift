@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemPackage
 
 /// Why live input could not be set up or a device could not be read: the call, the place and the reason.
 public enum LiveInputError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -14,7 +12,7 @@ public enum LiveInputError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .system(let call, let path, let code):
-            "\(call)\(path.map { " \($0)" } ?? ""): \(String(cString: strerror(code))) (errno \(code))"
+            "\(call)\(path.map { " \($0)" } ?? ""): \(Errno(rawValue: code)) (errno \(code))"
         case .libinput(let what): what
         case .device(let path, let error): "\(path): \(error)"
         }

@@ -1,11 +1,6 @@
 public import EdgeSwipeCore
-import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import EdgeSwipeSystem
+import SystemPackage
 
 /// One device of a recording: what it is, and what it sent.
 public struct RecordedDevice: Hashable, Sendable {
@@ -87,11 +82,12 @@ public struct Recording: Hashable, Sendable {
     }
 
     /// The `.desc` beside `path` whose name without `.desc` is the longest prefix of the recording's file name.
+    /// It is named by its absolute path.
     public static func findDescription(forRecording path: String) -> String? {
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent().path
-        let name = url.lastPathComponent
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+        let absolute = FilePath(path).absolute
+        let folder = absolute.removingLastComponent()
+        let name = absolute.lastComponent?.string ?? ""
+        guard let entries = try? folder.directoryEntries() else { return nil }
         var best: (file: String, stem: Substring)? = nil
         for file in entries where file.hasSuffix(".desc") && file != name {
             let stem = file.dropLast(".desc".count)
@@ -102,7 +98,7 @@ public struct Recording: Hashable, Sendable {
             }
             best = (file, stem)
         }
-        return best.map { URL(fileURLWithPath: folder).appendingPathComponent($0.file).path }
+        return best.map { folder.appending($0.file).string }
     }
 
     static func looksLikeLibinputRecord(_ text: String, path: String) -> Bool {
@@ -125,20 +121,12 @@ public struct Recording: Hashable, Sendable {
 
     /// The file's bytes, from the start until `enough` says so (after each chunk read) or the file ends.
     static func readBytes(_ path: String, until enough: ([UInt8]) -> Bool = { _ in false }) throws(RecordingError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw RecordingError(file: path, line: nil, reason: .unreadable(String(cString: strerror(errno)))) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while !enough(bytes) {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw RecordingError(file: path, line: nil, reason: .unreadable(String(cString: strerror(errno))))
-            }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
+        do {
+            let file = try FileDescriptor.open(atPath: path, .readOnly, options: [.closeOnExec])
+            defer { try? file.close() }
+            return try file.readToEnd(until: enough)
+        } catch {
+            throw RecordingError(file: path, line: nil, reason: .unreadable(error.description))
         }
-        return bytes
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension ServerMessage {
     /// Decodes one server line (with or without its newline) through the Codable types.

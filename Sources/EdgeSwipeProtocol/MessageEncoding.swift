@@ -110,6 +110,8 @@ public struct EncodedBatch: Sendable {
         case .gesture(let e): appendGesture(e)
         case .transition(let e): appendTransition(e)
         case .lifecycle(let e): appendLifecycle(e)
+        case .presentation(let e): appendPresentation(e)
+        case .interaction(let e): appendInteraction(e)
         case .state(let s): appendState(s)
         case .device(let e): appendDevice(e)
         case .trace: return false
@@ -153,6 +155,26 @@ public struct EncodedBatch: Sendable {
         if let t = e.transition {
             w.raw(#","transition":"#)
             w.integer(t.rawValue)
+        }
+        if let blocked = e.blocked {
+            w.raw(#","blocked":"#)
+            w.string(blocked.rawValue)
+        }
+        if let overscroll = e.overscroll {
+            w.raw(#","overscroll":"#)
+            w.number(overscroll.value)
+        }
+        if let mm = e.overscrollMM {
+            w.raw(#","overscroll_mm":"#)
+            w.number(mm.value)
+        }
+        if let spec = e.animation {
+            w.raw(#","animation":"#)
+            w.animation(spec)
+        }
+        if let failure = e.failure {
+            w.raw(#","reason":"#)
+            w.string(failure.rawValue)
         }
         end(.gesture, time: time, role: progress ? .progress(.gesture(e.device)) : .essential)
     }
@@ -225,6 +247,52 @@ public struct EncodedBatch: Sendable {
         w.raw(#","event":"#)
         w.string(e.kind.rawValue)
         end(.lifecycle, time: time)
+    }
+
+    private mutating func appendPresentation(_ e: PresentationEvent) {
+        let time = e.time.microseconds
+        begin(time)
+        w.raw(#","transition":"#)
+        w.integer(e.transition.rawValue)
+        w.raw(#","container":"#)
+        w.string(e.container)
+        w.raw(#","kind":"#)
+        w.string(e.kind.rawValue)
+        w.raw(#","phase":"#)
+        w.string(e.phase.rawValue)
+        if let completed = e.completed {
+            w.raw(#","completed":"#)
+            w.bool(completed)
+        }
+        w.raw(#","presented":"#)
+        w.string(e.presented)
+        w.raw(#","presenting":"#)
+        w.string(e.presenting)
+        w.raw(#","style":"#)
+        w.string(e.style.rawValue)
+        w.raw(#","frame":"#)
+        w.rect(e.frame)
+        end(.presentation, time: time)
+    }
+
+    private mutating func appendInteraction(_ e: InteractionEvent) {
+        let time = e.time.microseconds
+        begin(time)
+        w.raw(#","transition":"#)
+        w.integer(e.transition.rawValue)
+        w.raw(#","container":"#)
+        w.string(e.container)
+        w.raw(#","phase":"#)
+        w.string(e.phase.rawValue)
+        if let cancelled = e.cancelled {
+            w.raw(#","cancelled":"#)
+            w.bool(cancelled)
+        }
+        w.raw(#","percent":"#)
+        w.number(e.percent.value)
+        w.raw(#","velocity":"#)
+        w.number(e.velocity.value)
+        end(.interaction, time: time)
     }
 
     private mutating func appendState(_ s: StateSnapshot) {

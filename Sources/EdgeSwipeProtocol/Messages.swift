@@ -1,5 +1,10 @@
 public import EdgeSwipeCore
-import Foundation
+
+#if canImport(Glibc)
+import Glibc  // exp, for AnimationSpec.percent(at:)
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // The Codable side of the wire format: what clients decode. The server writes the same shapes with the fast
 // encoder in MessageEncoding.swift; the tests check that every line it writes decodes into these types and
@@ -144,7 +149,7 @@ public struct GestureMessage: Hashable, Sendable, Codable {
     public var seq: UInt64
     public var timeUS: UInt64
     public var edge: Edge
-    public var state: ScreenEdgePanRecognizer.State
+    public var state: GestureState
     public var device: UInt32
     public var deviceKind: DeviceKind
     public var fingers: Int
@@ -156,13 +161,32 @@ public struct GestureMessage: Hashable, Sendable, Codable {
     public var progress: Bool
     /// The transition this gesture drives, once it drives one.
     public var transition: UInt64?
+    /// Why a gesture that began drives nothing (`no-applicable-binding`); a string, so that a newer server's
+    /// reasons still decode.
+    public var blocked: String?
+    /// A blocked gesture's rubber-band displacement, in percent of the transition it would have driven.
+    public var overscroll: Double?
+    /// The same displacement along the edge's inward normal, in millimetres.
+    public var overscrollMM: Double?
+    /// On a blocked gesture's `ended` or `cancelled`: the spring back to 0 (`from_percent` and `to_percent` are
+    /// overscroll amounts).
+    public var animation: AnimationInfo?
+    /// On `failed`: why (`not-inward`, `edge-scroll`, `lifted`, …), kept as a string for the same reason.
+    public var reason: String?
 
     enum CodingKeys: String, CodingKey {
-        case seq, edge, state, device, fingers, location, progress, transition
+        case seq, edge, state, device, fingers, location, progress, transition, blocked, overscroll, animation, reason
         case timeUS = "time_us"
         case deviceKind = "device_kind"
         case translationMM = "translation_mm"
         case velocityMMPerS = "velocity_mm_s"
+        case overscrollMM = "overscroll_mm"
+    }
+
+    /// The displacement at `timeUS`: the finger's while it is down, then the spring back to exactly 0.
+    public func overscroll(atTimeUS timeUS: UInt64) -> Double? {
+        if let animation { return animation.percent(atTimeUS: timeUS) }
+        return overscroll
     }
 }
 
@@ -290,6 +314,50 @@ public struct LifecycleMessage: Hashable, Sendable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case seq, transition, container, scene, event
+        case timeUS = "time_us"
+    }
+}
+
+/// The presentation controller's callback around a modal transition (topic `lifecycle`).
+public struct PresentationMessage: Hashable, Sendable, Codable {
+    public var seq: UInt64
+    public var timeUS: UInt64
+    public var transition: UInt64
+    public var container: String
+    /// `presentation` or `dismissal`.
+    public var kind: PresentationEvent.Kind
+    /// `will-begin` or `did-end`.
+    public var phase: PresentationEvent.Phase
+    /// On `did-end`: whether the transition completed.
+    public var completed: Bool?
+    public var presented: String
+    public var presenting: String
+    public var style: PresentationStyle
+    /// Where the presented scene rests.
+    public var frame: NormalizedRect
+
+    enum CodingKeys: String, CodingKey {
+        case seq, transition, container, kind, phase, completed, presented, presenting, style, frame
+        case timeUS = "time_us"
+    }
+}
+
+/// The transition coordinator's interaction change (topic `transition`).
+public struct InteractionMessage: Hashable, Sendable, Codable {
+    public var seq: UInt64
+    public var timeUS: UInt64
+    public var transition: UInt64
+    public var container: String
+    /// `ended` (the finger let go) or `began` (a touch caught the run-out).
+    public var phase: InteractionEvent.Phase
+    /// On `ended`: whether the run-out goes back.
+    public var cancelled: Bool?
+    public var percent: Double
+    /// Percent per second.
+    public var velocity: Double
+
+    enum CodingKeys: String, CodingKey {
+        case seq, transition, container, phase, cancelled, percent, velocity
         case timeUS = "time_us"
     }
 }
@@ -436,6 +504,8 @@ public enum ServerMessage: Hashable, Sendable, Codable {
     case gesture(GestureMessage)
     case transition(TransitionMessage)
     case lifecycle(LifecycleMessage)
+    case presentation(PresentationMessage)
+    case interaction(InteractionMessage)
     case state(StateMessage)
     case device(DeviceMessage)
     case config(ConfigMessage)
@@ -453,6 +523,8 @@ public enum ServerMessage: Hashable, Sendable, Codable {
         case .gesture: self = .gesture(try GestureMessage(from: decoder))
         case .transition: self = .transition(try TransitionMessage(from: decoder))
         case .lifecycle: self = .lifecycle(try LifecycleMessage(from: decoder))
+        case .presentation: self = .presentation(try PresentationMessage(from: decoder))
+        case .interaction: self = .interaction(try InteractionMessage(from: decoder))
         case .state: self = .state(try StateMessage(from: decoder))
         case .device: self = .device(try DeviceMessage(from: decoder))
         case .config: self = .config(try ConfigMessage(from: decoder))
@@ -475,6 +547,8 @@ public enum ServerMessage: Hashable, Sendable, Codable {
         case .gesture(let m): try m.encode(to: encoder)
         case .transition(let m): try m.encode(to: encoder)
         case .lifecycle(let m): try m.encode(to: encoder)
+        case .presentation(let m): try m.encode(to: encoder)
+        case .interaction(let m): try m.encode(to: encoder)
         case .state(let m): try m.encode(to: encoder)
         case .device(let m): try m.encode(to: encoder)
         case .config(let m): try m.encode(to: encoder)
@@ -492,6 +566,8 @@ public enum ServerMessage: Hashable, Sendable, Codable {
         case .gesture: MessageType.gesture.rawValue
         case .transition: MessageType.transition.rawValue
         case .lifecycle: MessageType.lifecycle.rawValue
+        case .presentation: MessageType.presentation.rawValue
+        case .interaction: MessageType.interaction.rawValue
         case .state: MessageType.state.rawValue
         case .device: MessageType.device.rawValue
         case .config: MessageType.config.rawValue
@@ -509,6 +585,8 @@ public enum ServerMessage: Hashable, Sendable, Codable {
         case .gesture(let m): m.seq
         case .transition(let m): m.seq
         case .lifecycle(let m): m.seq
+        case .presentation(let m): m.seq
+        case .interaction(let m): m.seq
         case .state(let m): m.seq
         case .device(let m): m.seq
         case .config(let m): m.seq
@@ -526,6 +604,8 @@ public enum ServerMessage: Hashable, Sendable, Codable {
         case .gesture(let m): m.timeUS
         case .transition(let m): m.timeUS
         case .lifecycle(let m): m.timeUS
+        case .presentation(let m): m.timeUS
+        case .interaction(let m): m.timeUS
         case .state(let m): m.timeUS
         case .device(let m): m.timeUS
         case .config(let m): m.timeUS

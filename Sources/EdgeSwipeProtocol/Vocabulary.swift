@@ -43,14 +43,16 @@ public struct TopicSet: Hashable, Sendable {
 
 /// The `type` of a server message.
 public enum MessageType: String, Hashable, Sendable, Codable, CaseIterable {
-    case hello, gesture, transition, lifecycle, state, device, config, error, reply, goodbye
+    case hello, gesture, transition, lifecycle, presentation, interaction, state, device, config, error, reply, goodbye
 
-    /// The topic a message belongs to; `nil` for the messages every connection receives.
+    /// The topic a message belongs to; `nil` for the messages every connection receives. The presentation
+    /// controller's callbacks go with the appearance callbacks they bracket; the coordinator's interaction
+    /// changes go with the transition they belong to.
     public var topic: Topic? {
         switch self {
         case .gesture: .gesture
-        case .transition: .transition
-        case .lifecycle: .lifecycle
+        case .transition, .interaction: .transition
+        case .lifecycle, .presentation: .lifecycle
         case .state: .state
         case .device: .device
         case .config: .config
@@ -65,6 +67,8 @@ public enum MessageType: String, Hashable, Sendable, Codable, CaseIterable {
         case .gesture: #"{"type":"gesture","seq":"#
         case .transition: #"{"type":"transition","seq":"#
         case .lifecycle: #"{"type":"lifecycle","seq":"#
+        case .presentation: #"{"type":"presentation","seq":"#
+        case .interaction: #"{"type":"interaction","seq":"#
         case .state: #"{"type":"state","seq":"#
         case .device: #"{"type":"device","seq":"#
         case .config: #"{"type":"config","seq":"#

@@ -129,13 +129,6 @@ final class LoopFanOut: Sendable {
     }
 }
 
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}
-
 /// The pipeline handler of one connection: frames and answers requests, and writes the outbox while the channel
 /// is writable. Lives on the connection's event loop only.
 ///

@@ -1,11 +1,12 @@
 public import EdgeSwipeCore
 public import EdgeSwipeProtocol
-import Foundation
+import EdgeSwipeSystem
 import Glibc
 public import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import SystemPackage
 
 /// How a re-evaluation of access changed the open connections.
 public struct AccessChange: Hashable, Sendable {
@@ -210,7 +211,7 @@ final class ServerCore: Sendable {
         guard configuration.clientsDeparted != nil, let loop = fanOuts.first?.eventLoop else { return }
         let schedule = registry.withLockedValue { r -> Bool in
             r.departures += weight
-            r.lastDepartureUS = monotonicMicroseconds()
+            r.lastDepartureUS = MonotonicClock.now().microseconds
             guard r.departures >= Self.departureBurst, !r.departureCallScheduled, !r.closing else { return false }
             r.departureCallScheduled = true
             return true
@@ -221,7 +222,7 @@ final class ServerCore: Sendable {
     private func scheduleDepartureCall(on loop: any EventLoop, in microseconds: UInt64) {
         loop.scheduleTask(in: .microseconds(Int64(microseconds))) { [self] in
             let wait = registry.withLockedValue { r -> UInt64? in
-                let quietFor = monotonicMicroseconds() &- r.lastDepartureUS
+                let quietFor = MonotonicClock.now().microseconds &- r.lastDepartureUS
                 if quietFor < Self.departureQuietUS && !r.closing { return Self.departureQuietUS - quietFor }
                 r.departures = 0
                 r.departureCallScheduled = false
@@ -275,7 +276,7 @@ final class ServerCore: Sendable {
 /// client. A slow client has its progress updates coalesced (latest wins) and is disconnected once its backlog
 /// passes the bound, without ever holding up the others.
 ///
-/// Connections are accepted on a dedicated thread that blocks in `poll` (no timers while idle), so that the
+/// Connections are accepted on a dedicated thread that sleeps in `ppoll` (no timers while idle), so that the
 /// peer's credentials are checked on the raw socket before the connection reaches the event loop or a single
 /// byte is sent.
 public final class EdgeSwipeServer: Sendable {
@@ -316,10 +317,10 @@ public final class EdgeSwipeServer: Sendable {
             path = p
         case .fileDescriptor(let fd):
             listener = try ListeningSocket.adopt(fd: fd)
-            guard listen(fd, configuration.listenBacklog) == 0 else {
-                throw .notAListeningSocket(fd: fd, reason: "listen failed: \(errnoDescription(errno))")
+            do { try listener.fd.listen(backlog: configuration.listenBacklog) } catch {
+                throw .notAListeningSocket(fd: fd, reason: "listen failed: \(error)")
             }
-            path = boundPath(of: fd)
+            path = listener.fd.boundUnixPath
         }
         let defaultPolicy = AccessPolicy.owner(uid: UInt32(getuid()), socketGroup: listener.group)
         let policy = configuration.access ?? defaultPolicy
@@ -330,16 +331,16 @@ public final class EdgeSwipeServer: Sendable {
         let acceptor: Acceptor
         do {
             acceptor = try Acceptor(listener: listener, core: core, group: group)
+            try acceptor.start()
         } catch {
             listener.close()
             try? group.syncShutdownGracefully()
             throw error
         }
-        acceptor.start()
         logger.info(
             "listening",
             metadata: [
-                "socket": "\(path ?? "fd \(listener.fd)")",
+                "socket": "\(path ?? "fd \(listener.fd.rawValue)")",
                 "read_uids": "\(policy.read.uids.sorted())", "read_gids": "\(policy.read.gids.sorted())",
                 "control_uids": "\(policy.control.uids.sorted())", "control_gids": "\(policy.control.gids.sorted())",
             ])
@@ -467,7 +468,7 @@ public final class EdgeSwipeServer: Sendable {
 }
 
 /// Accepts connections on its own thread, checks each peer's credentials on the raw socket, and hands the
-/// admitted ones to NIO. It sleeps in `poll` until a client connects or ``stop()`` writes to its wake pipe.
+/// admitted ones to NIO. It sleeps in a ``DescriptorWaiter`` until a client connects or ``stop()`` wakes it.
 final class Acceptor: Sendable {
     /// The socket accepted on; ``replace(with:)`` swaps in a new one (``EdgeSwipeServer/rebind()``).
     private let listener: NIOLockedValueBox<ListeningSocket>
@@ -475,30 +476,28 @@ final class Acceptor: Sendable {
     private let control = NIOLockedValueBox<(stopping: Bool, replacement: ListeningSocket?)>((false, nil))
     private let core: ServerCore
     private let group: MultiThreadedEventLoopGroup
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wake: WakePipe
     private let exited: EventLoopPromise<Void>
     private let refusalLog = NIOLockedValueBox(LogThrottle(interval: .seconds(10)))
 
     init(listener: ListeningSocket, core: ServerCore, group: MultiThreadedEventLoopGroup) throws(ServerError) {
-        guard let pipe = makeWakePipe() else {
-            throw .system(call: "pipe", subject: "acceptor wake-up pipe", errno: errno)
-        }
+        do { wake = try WakePipe() } catch { throw .system(call: "pipe", subject: "acceptor wake-up pipe", errno: error.rawValue) }
         self.listener = NIOLockedValueBox(listener)
         self.core = core
         self.group = group
-        self.wakeRead = pipe.read
-        self.wakeWrite = pipe.write
         self.exited = group.next().makePromise(of: Void.self)
     }
 
-    func start() {
-        let thread = Thread { [self] in
-            self.run()
-            self.exited.succeed(())
+    func start() throws(ServerError) {
+        do {
+            try SystemThread.start(name: "edgeswipe-admit", detached: true) { [self] in
+                self.run()
+                self.exited.succeed(())
+            }
+        } catch {
+            exited.succeed(())
+            throw .system(call: "pthread_create", subject: "acceptor thread", errno: error.rawValue)
         }
-        thread.name = "edgeswipe-accept"
-        thread.start()
     }
 
     func stop() async {
@@ -508,11 +507,8 @@ final class Acceptor: Sendable {
             return c.replacement
         }
         pending?.close()
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        wake.wake()
         try? await exited.futureResult.get()
-        close(wakeRead)
-        close(wakeWrite)
     }
 
     /// Hands the thread a newly bound socket to accept on instead; false once stopping.
@@ -524,8 +520,7 @@ final class Acceptor: Sendable {
             return true
         }
         guard handed else { return false }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        wake.wake()
         return true
     }
 
@@ -536,22 +531,16 @@ final class Acceptor: Sendable {
 
     private func run() {
         var current = listener.withLockedValue { $0 }
-        var fds = [
-            pollfd(fd: current.fd, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-        ]
+        let waiter = DescriptorWaiter()
+        waiter.add(current.fd)
+        waiter.add(wake.readEnd)
         while true {
-            fds[0].revents = 0
-            fds[1].revents = 0
-            let ready = poll(&fds, 2, -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                core.logger.error("poll on the listening socket failed; no longer accepting", metadata: ["errno": "\(errno)"])
+            do { try waiter.wait(timeoutMicroseconds: nil) } catch {
+                core.logger.error("poll on the listening socket failed; no longer accepting", metadata: ["errno": "\(error.rawValue)"])
                 return
             }
-            if fds[1].revents != 0 {
-                var drain = [UInt8](repeating: 0, count: 16)
-                while read(wakeRead, &drain, drain.count) > 0 {}
+            if waiter.isReady(1) {
+                wake.drain()
                 let (stopping, fresh) = control.withLockedValue { c in
                     defer { c.replacement = nil }
                     return (c.stopping, c.replacement)
@@ -559,47 +548,43 @@ final class Acceptor: Sendable {
                 if stopping { return }
                 if let fresh {
                     // Whoever connected to the old socket before its file went is still let in, then it closes.
-                    while true {
-                        let fd = acceptConnection(current.fd)
-                        if fd < 0 { break }
-                        admit(fd)
-                    }
+                    while let fd = try? current.fd.accept() { admit(fd) }
                     current.close()
                     current = fresh
                     listener.withLockedValue { $0 = fresh }
-                    fds[0].fd = fresh.fd
+                    waiter.replace(0, with: fresh.fd)
                 }
                 continue
             }
-            guard fds[0].revents != 0 else { continue }
-            let fd = acceptConnection(current.fd)
-            if fd < 0 {
-                switch errno {
-                case EAGAIN, EINTR, ECONNABORTED, EPROTO:
-                    continue
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    // Out of descriptors: the pending connection stays readable, so wait briefly (only in this
-                    // state) instead of spinning on it.
-                    core.logger.error("accept failed: out of file descriptors", metadata: ["errno": "\(errno)"])
-                    var wake = [fds[1]]
-                    _ = poll(&wake, 1, 100)  // a wake-up (stop or rebind) is handled at the top of the loop
-                    continue
-                default:
-                    core.logger.error("accept failed; no longer accepting", metadata: ["errno": "\(errno)"])
-                    return
-                }
+            guard waiter.isReady(0) else { continue }
+            switch Result(catching: { () throws(Errno) in try current.fd.accept() }) {
+            case .success(let fd):
+                admit(fd)
+            case .failure(.resourceTemporarilyUnavailable), .failure(.interrupted), .failure(.connectionAbort), .failure(.protocolError):
+                continue
+            case .failure(let error) where [.tooManyOpenFiles, .tooManyOpenFilesInSystem, .noBufferSpace, .noMemory].contains(error):
+                // Out of descriptors: the pending connection stays readable, so wait briefly (only in this state)
+                // instead of spinning on it; a wake-up (stop or rebind) is handled at the top of the loop.
+                core.logger.error("accept failed: out of file descriptors", metadata: ["errno": "\(error.rawValue)"])
+                let pause = DescriptorWaiter()
+                pause.add(wake.readEnd)
+                try? pause.wait(timeoutMicroseconds: 100_000)
+            case .failure(let error):
+                core.logger.error("accept failed; no longer accepting", metadata: ["errno": "\(error.rawValue)"])
+                return
             }
-            admit(fd)
         }
     }
 
-    private func admit(_ fd: Int32) {
+    private func admit(_ fd: SystemPackage.FileDescriptor) {
         let peer: PeerCredentials
         do {
-            peer = try peerCredentials(of: fd)
+            let credentials = try fd.peerCredentials()
+            peer = PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, groups: credentials.groups)
         } catch {
-            core.logger.warning("refused a connection whose credentials cannot be read", metadata: ["error": "\(error)"])
-            close(fd)
+            let reason = ServerError.system(call: "getsockopt(SO_PEERCRED)", subject: "connection", errno: error.rawValue)
+            core.logger.warning("refused a connection whose credentials cannot be read", metadata: ["error": "\(reason)"])
+            try? fd.close()
             return
         }
         guard core.accessLevel(for: peer) > .none else {
@@ -607,7 +592,7 @@ final class Acceptor: Sendable {
             core.logger.notice(
                 "refused connection: peer is not in the access policy",
                 metadata: ["pid": "\(peer.pid)", "uid": "\(peer.uid)", "gid": "\(peer.gid)"])
-            close(fd)
+            try? fd.close()
             return
         }
         guard core.reserveClientSlot() else {
@@ -624,7 +609,7 @@ final class Acceptor: Sendable {
                     try channel.pipeline.syncOperations.addHandler(ConnectionHandler(core: core, peer: peer, id: id))
                 }
             }
-            .withConnectedSocket(fd)
+            .withConnectedSocket(fd.rawValue)
             .whenComplete { result in
                 switch result {
                 case .success(let channel):
@@ -639,21 +624,21 @@ final class Acceptor: Sendable {
     /// `maxClients` are connected: the newcomer gets `goodbye` `too-many-clients` as its only message, written
     /// straight to the fresh socket (its buffer is empty, so the short write cannot block), and is closed. Logged at
     /// most every 10 s, so that a peer connecting in a loop cannot flood the journal.
-    private func refuseForCapacity(_ fd: Int32, peer: PeerCredentials) {
+    private func refuseForCapacity(_ fd: SystemPackage.FileDescriptor, peer: PeerCredentials) {
         var batch = EncodedBatch(capacity: 256)
         let limit = core.registry.withLockedValue { $0.maxClients }
         batch.appendGoodbye(
             .tooManyClients, message: "\(limit) clients are connected, as many as this server takes (max_clients); try again later",
             time: core.configuration.clock())
         let line = batch.line(0, seq: 1)
-        _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        _ = line.withUnsafeBytes { try? fd.send($0, flags: [.noSignal, .dontWait]) }
         // Whatever the client already sent is read and dropped, so that closing does not reset the connection
         // before it has read the goodbye.
         var sink = [UInt8](repeating: 0, count: 4096)
-        while recv(fd, &sink, sink.count, Int32(MSG_DONTWAIT)) > 0 {}
-        shutdown(fd, Int32(SHUT_WR))
-        close(fd)
-        let (log, held) = refusalLog.withLockedValue { $0.admit(now: monotonicMicroseconds()) }
+        while let n = sink.withUnsafeMutableBytes({ try? fd.receive(into: $0, flags: .dontWait) }), n > 0 {}
+        fd.shutdown()
+        try? fd.close()
+        let (log, held) = refusalLog.withLockedValue { $0.admit(now: MonotonicClock.now().microseconds) }
         if log {
             core.logger.warning(
                 "refused a connection: \(limit) clients are connected (max_clients)",

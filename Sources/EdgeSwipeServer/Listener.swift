@@ -1,11 +1,13 @@
+import EdgeSwipeSystem
 import Glibc
 import NIOConcurrencyHelpers
+import SystemPackage
 
 /// The listening socket: bound by us (and removed again at shutdown), or adopted from systemd.
 struct ListeningSocket: Sendable {
-    let fd: Int32
-    /// The path we bound, with its inode, so that shutdown removes the file only if it is still ours.
-    let ownedPath: (path: String, device: UInt64, inode: UInt64)?
+    let fd: FileDescriptor
+    /// The path we bound, with the file's identity, so that shutdown removes the file only if it is still ours.
+    let ownedPath: (path: String, file: FileIdentity)?
     /// The group of the socket file, for the default access policy.
     let group: UInt32
 
@@ -21,102 +23,94 @@ struct ListeningSocket: Sendable {
     /// the `chmod` would change whatever the link points at. The file has its mode from the moment it exists.
     static func bind(path: String, mode: UInt32, backlog: Int32) throws(ServerError) -> ListeningSocket {
         try removeIfStale(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw .system(call: "socket", subject: path, errno: errno) }
+        let fd: FileDescriptor
+        do { fd = try .unixSocket(.stream, nonBlocking: true) } catch { throw .system(call: "socket", subject: path, errno: error.rawValue) }
         do throws(ServerError) {
-            guard fchmod(fd, mode_t(mode)) == 0 else { throw .system(call: "fchmod (the socket, before bind)", subject: path, errno: errno) }
-            try withUnixAddress(path) { (address, length) throws(ServerError) in
-                // Every file the daemon creates names its mode, so clearing the umask for this call cannot widen
-                // anything another thread creates meanwhile.
-                let bound = bindLock.withLockedValue { _ -> Int32 in
-                    let saved = umask(0)
-                    defer { umask(saved) }
-                    return Glibc.bind(fd, address, length) == 0 ? 0 : errno
-                }
-                guard bound == 0 else {
-                    throw bound == EADDRINUSE ? .socketInUse(path: path) : .system(call: "bind", subject: path, errno: bound)
-                }
+            do { try fd.setPermissions(FilePermissions(rawValue: mode_t(mode))) } catch {
+                throw .system(call: "fchmod (the socket, before bind)", subject: path, errno: error.rawValue)
             }
-            guard listen(fd, backlog) == 0 else { throw .system(call: "listen", subject: path, errno: errno) }
+            let address = try unixAddress(path)
+            // Every file the daemon creates names its mode, so clearing the umask for this call cannot widen anything
+            // another thread creates meanwhile.
+            let bound = bindLock.withLockedValue { _ -> Result<Void, Errno> in
+                let saved = umask(0)
+                defer { umask(saved) }
+                return Result(catching: { () throws(Errno) in try fd.bind(to: address) })
+            }
+            if case .failure(let error) = bound {
+                throw error == .addressInUse ? .socketInUse(path: path) : .system(call: "bind", subject: path, errno: error.rawValue)
+            }
+            do { try fd.listen(backlog: backlog) } catch { throw .system(call: "listen", subject: path, errno: error.rawValue) }
             // Without following the path: what is there must be the socket just bound.
-            var st = stat()
-            guard lstat(path, &st) == 0 else { throw .system(call: "lstat", subject: path, errno: errno) }
-            guard st.st_mode & S_IFMT == S_IFSOCK else {
+            let st: Stat
+            do { st = try Stat(FilePath(path), followTargetSymlink: false) } catch {
+                throw .system(call: "lstat", subject: path, errno: error.rawValue)
+            }
+            guard st.type == .socket else {
                 throw .pathOccupied(path: path, what: "no longer the socket just bound (it was replaced right after bind)")
             }
-            return ListeningSocket(
-                fd: fd, ownedPath: (path, UInt64(st.st_dev), UInt64(st.st_ino)), group: UInt32(st.st_gid))
+            return ListeningSocket(fd: fd, ownedPath: (path, FileIdentity(st)), group: st.groupID.rawValue)
         } catch {
-            Glibc.close(fd)
+            try? fd.close()
             throw error
         }
     }
 
     /// Adopts a descriptor that is already listening (socket activation). It is never unlinked by us.
-    static func adopt(fd: Int32) throws(ServerError) -> ListeningSocket {
-        guard fcntl(fd, F_GETFD) >= 0 else { throw .notAListeningSocket(fd: fd, reason: "not an open descriptor") }
-        guard let type = intSocketOption(fd, SOL_SOCKET, SO_TYPE) else {
-            throw .notAListeningSocket(fd: fd, reason: "not a socket")
+    static func adopt(fd raw: Int32) throws(ServerError) -> ListeningSocket {
+        let fd = FileDescriptor(rawValue: raw)
+        guard fd.isOpen else { throw .notAListeningSocket(fd: raw, reason: "not an open descriptor") }
+        guard let socket = fd.socketFacts() else { throw .notAListeningSocket(fd: raw, reason: "not a socket") }
+        guard socket.kind == .stream else {
+            throw .notAListeningSocket(fd: raw, reason: "not a stream socket (ListenStream= in the socket unit)")
         }
-        guard type == Int32(SOCK_STREAM.rawValue) else {
-            throw .notAListeningSocket(fd: fd, reason: "not a stream socket (ListenStream= in the socket unit)")
-        }
-        guard intSocketOption(fd, SOL_SOCKET, SO_DOMAIN) == AF_UNIX else {
-            throw .notAListeningSocket(fd: fd, reason: "not a Unix domain socket")
-        }
-        guard intSocketOption(fd, SOL_SOCKET, SO_ACCEPTCONN) == 1 else {
-            throw .notAListeningSocket(fd: fd, reason: "the socket is not listening")
-        }
-        setCloseOnExec(fd)
-        setNonBlocking(fd)
+        guard socket.isUnixDomain else { throw .notAListeningSocket(fd: raw, reason: "not a Unix domain socket") }
+        guard socket.isListening else { throw .notAListeningSocket(fd: raw, reason: "the socket is not listening") }
+        fd.setCloseOnExec()
+        fd.setNonBlocking()
         var group = UInt32(getegid())
-        if let path = boundPath(of: fd) {
-            var st = stat()
-            if stat(path, &st) == 0 { group = UInt32(st.st_gid) }
-        }
+        if let path = fd.boundUnixPath, let st = try? Stat(FilePath(path)) { group = st.groupID.rawValue }
         return ListeningSocket(fd: fd, ownedPath: nil, group: group)
     }
 
     /// Connects to an existing socket file to see whether anyone is listening, and removes it if nobody is.
     static func removeIfStale(_ path: String) throws(ServerError) {
-        var st = stat()
-        guard lstat(path, &st) == 0 else {
-            let code = errno
-            if code == ENOENT { return }
-            throw .system(call: "lstat", subject: path, errno: code)
+        let st: Stat
+        do { st = try Stat(FilePath(path), followTargetSymlink: false) } catch {
+            if error == .noSuchFileOrDirectory { return }
+            throw .system(call: "lstat", subject: path, errno: error.rawValue)
         }
-        guard st.st_mode & S_IFMT == S_IFSOCK else {
-            let what = st.st_mode & S_IFMT == S_IFDIR ? "a directory" : st.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "a file"
+        guard st.type == .socket else {
+            let what = st.type == .directory ? "a directory" : st.type == .symbolicLink ? "a symbolic link" : "a file"
             throw .pathOccupied(path: path, what: what)
         }
-        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard probe >= 0 else { throw .system(call: "socket", subject: path, errno: errno) }
-        defer { Glibc.close(probe) }
-        let connectErrno: Int32 = try withUnixAddress(path) { (address, length) throws(ServerError) in
-            connect(probe, address, length) == 0 ? 0 : errno
-        }
-        switch connectErrno {
-        case 0, EAGAIN, EINPROGRESS:
+        let address = try unixAddress(path)
+        let probe: FileDescriptor
+        do { probe = try .unixSocket(.stream, nonBlocking: true) } catch { throw .system(call: "socket", subject: path, errno: error.rawValue) }
+        defer { try? probe.close() }
+        switch Result(catching: { () throws(Errno) in try probe.connect(to: address) }) {
+        case .success, .failure(.resourceTemporarilyUnavailable), .failure(.nowInProgress):
             // Accepted, or queued behind a full backlog: somebody is listening.
             throw .socketInUse(path: path)
-        case ECONNREFUSED:
+        case .failure(.connectionRefused):
             guard unlink(path) == 0 || errno == ENOENT else { throw .system(call: "unlink", subject: path, errno: errno) }
-        case ENOENT:
+        case .failure(.noSuchFileOrDirectory):
             return
-        default:
-            throw .system(call: "connect (probing for a running daemon)", subject: path, errno: connectErrno)
+        case .failure(let error):
+            throw .system(call: "connect (probing for a running daemon)", subject: path, errno: error.rawValue)
         }
     }
 
     /// Closes the socket and removes the file we created, unless someone replaced it since.
     func close() {
-        _ = Glibc.close(fd)
-        guard let owned = ownedPath else { return }
-        var st = stat()
-        if lstat(owned.path, &st) == 0, UInt64(st.st_dev) == owned.device, UInt64(st.st_ino) == owned.inode {
-            unlink(owned.path)
-        }
+        try? fd.close()
+        ownedPath.map { $0.file.removeFile(at: $0.path) }
     }
+}
+
+/// The address of `path`, or the error that says it is too long.
+func unixAddress(_ path: String) throws(ServerError) -> UnixSocketAddress {
+    do { return try UnixSocketAddress(path) } catch { throw .pathTooLong(path: path, bytes: error.bytes) }
 }
 
 /// systemd socket activation (`sd_listen_fds(3)`): descriptors from 3 on, passed to the process whose pid is
@@ -144,12 +138,12 @@ public enum SocketActivation {
 
     /// The descriptors of this process (`getpid()`), from its real environment.
     public static func listeningDescriptors() throws(ServerError) -> [Int32] {
-        try listeningDescriptors(environment: processEnvironment(), pid: getpid())
+        try listeningDescriptors(environment: ProcessEnvironment.current(), pid: getpid())
     }
 
     /// The filesystem path a Unix socket descriptor is bound to (for logs about an adopted socket); `nil` for an
     /// abstract or unnamed socket.
-    public static func path(of fd: Int32) -> String? { boundPath(of: fd) }
+    public static func path(of fd: Int32) -> String? { FileDescriptor(rawValue: fd).boundUnixPath }
 
     /// Removes `LISTEN_PID`, `LISTEN_FDS` and `LISTEN_FDNAMES`, so that children do not take the descriptors
     /// for theirs.

@@ -1,10 +1,6 @@
-import Foundation
+import EdgeSwipeSystem
 import Glibc
-
-/// The process environment as a dictionary, for the helpers that read systemd's variables.
-func processEnvironment() -> [String: String] {
-    ProcessInfo.processInfo.environment
-}
+import SystemPackage
 
 /// One `sd_notify(3)` assignment.
 public enum NotifyState: Hashable, Sendable {
@@ -40,7 +36,7 @@ public struct NotifyError: Error, Hashable, Sendable, CustomStringConvertible {
     public var call: String
     public var errno: Int32
     public var description: String {
-        "NOTIFY_SOCKET \(socketPath): \(call) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+        "NOTIFY_SOCKET \(socketPath): \(call) failed: \(Errno(rawValue: errno)) (errno \(errno))"
     }
 }
 
@@ -64,7 +60,7 @@ public struct SDNotify: Hashable, Sendable {
     }
 
     /// From this process's `NOTIFY_SOCKET`.
-    public static func fromEnvironment() -> SDNotify? { SDNotify(environment: processEnvironment()) }
+    public static func fromEnvironment() -> SDNotify? { SDNotify(environment: ProcessEnvironment.current()) }
 
     /// Sends the assignments in one datagram, e.g. `send(.ready, .status("listening"))`.
     public func send(_ states: NotifyState...) throws(NotifyError) {
@@ -73,19 +69,18 @@ public struct SDNotify: Hashable, Sendable {
 
     public func send(_ states: [NotifyState]) throws(NotifyError) {
         let message = Array(states.map(\.assignment).joined(separator: "\n").utf8)
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw NotifyError(socketPath: socketPath, call: "socket", errno: errno) }
-        defer { close(fd) }
-        let sendErrno: Int32
-        do {
-            sendErrno = try withUnixAddress(socketPath) { (address, length) throws(ServerError) in
-                let sent = message.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address, length) }
-                return sent == message.count ? 0 : (sent < 0 ? errno : EMSGSIZE)
-            }
-        } catch {
+        let fd: FileDescriptor
+        do { fd = try .unixSocket(.datagram) } catch { throw NotifyError(socketPath: socketPath, call: "socket", errno: error.rawValue) }
+        defer { try? fd.close() }
+        guard let address = try? UnixSocketAddress(socketPath) else {
             throw NotifyError(socketPath: socketPath, call: "address", errno: ENAMETOOLONG)
         }
-        guard sendErrno == 0 else { throw NotifyError(socketPath: socketPath, call: "sendto", errno: sendErrno) }
+        let sent = message.withUnsafeBytes { bytes in Result(catching: { () throws(Errno) in try fd.send(bytes, to: address) }) }
+        switch sent {
+        case .success(let count) where count == message.count: return
+        case .success: throw NotifyError(socketPath: socketPath, call: "sendto", errno: EMSGSIZE)
+        case .failure(let error): throw NotifyError(socketPath: socketPath, call: "sendto", errno: error.rawValue)
+        }
     }
 }
 
@@ -119,6 +114,6 @@ public struct Watchdog: Hashable, Sendable {
 
     /// From this process's environment.
     public static func fromEnvironment() throws(ServerError) -> Watchdog? {
-        try fromEnvironment(processEnvironment(), pid: getpid())
+        try fromEnvironment(ProcessEnvironment.current(), pid: getpid())
     }
 }

@@ -1,5 +1,6 @@
 public import EdgeSwipeCore
 public import EdgeSwipeProtocol
+import EdgeSwipeSystem
 
 /// How the server listens, whom it lets in, and how much it buffers for each client.
 public struct ServerConfiguration: Sendable {
@@ -51,7 +52,7 @@ public struct ServerConfiguration: Sendable {
     public var eventLoopThreads: Int = 1
     /// The clock of `time_us` on the messages the server makes itself (hello, reply, error, config, goodbye).
     /// Engine events keep their own times; a daemon replaying a recording passes its replay clock here.
-    public var clock: @Sendable () -> MonotonicInstant = { MonotonicInstant(microseconds: monotonicMicroseconds()) }
+    public var clock: @Sendable () -> MonotonicInstant = { MonotonicClock.now() }
     /// Called on an event loop once clients have left in numbers (16, or one that was cut off) and none has left
     /// for a second since: the daemon hands the memory they used back to the system here. Keep it short.
     public var clientsDeparted: (@Sendable () -> Void)?

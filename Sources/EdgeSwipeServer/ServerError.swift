@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// Why the server could not start, or a socket call failed. Each case names the path or descriptor and the
 /// reason, so that the daemon can log it as is.
 public enum ServerError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -27,7 +29,7 @@ public enum ServerError: Error, Hashable, Sendable, CustomStringConvertible {
         case .pathTooLong(let path, let bytes):
             "\(path): socket path is \(bytes) bytes; Unix sockets allow at most 107"
         case .system(let call, let subject, let errno):
-            "\(subject): \(call) failed: \(errnoDescription(errno)) (errno \(errno))"
+            "\(subject): \(call) failed: \(Errno(rawValue: errno)) (errno \(errno))"
         case .invalidActivation(let reason):
             "socket activation: \(reason)"
         case .notAListeningSocket(let fd, let reason):

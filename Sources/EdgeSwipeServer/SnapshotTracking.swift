@@ -37,6 +37,10 @@ extension ServerSnapshot {
             advance(to: e.time)
         case .lifecycle(let e):
             advance(to: e.time)
+        case .presentation(let e):
+            advance(to: e.time)
+        case .interaction(let e):
+            advance(to: e.time)
         case .trace:
             break
         }

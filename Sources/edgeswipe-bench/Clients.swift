@@ -1,22 +1,23 @@
+import EdgeSwipeSystem
 import Foundation
 import Glibc
+import SystemPackage
 
 /// Connects a blocking `SOCK_STREAM` Unix socket to `path`, retrying briefly while the listener's backlog is
 /// full. Returns the descriptor, non-blocking once connected.
 func connectUnix(_ path: String, timeout: Double = 10) throws -> Int32 {
+    let address: UnixSocketAddress
+    do { address = try UnixSocketAddress(path) } catch { throw BenchError("connect \(path): path too long") }
     let deadline = monotonicSeconds() + timeout
     while true {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("socket: \(errnoText())") }
-        let rc = withUnixAddress(path) { connect(fd, $0, $1) }
-        if rc == 0 {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            return fd
-        }
-        let code = errno
-        close(fd)
-        guard rc == nil || code == EAGAIN || code == ECONNREFUSED || code == ENOENT, monotonicSeconds() < deadline else {
-            throw BenchError("connect \(path): \(rc == nil ? "path too long" : errnoText(code))")
+        do {
+            let fd = try SystemPackage.FileDescriptor.connectedUnixSocket(to: address)
+            fd.setNonBlocking()
+            return fd.rawValue
+        } catch {
+            guard [.resourceTemporarilyUnavailable, .connectionRefused, .noSuchFileOrDirectory].contains(error), monotonicSeconds() < deadline else {
+                throw BenchError("connect \(path): \(error)")
+            }
         }
         sleepSeconds(0.005)
     }

@@ -157,9 +157,9 @@ final class DaemonBench {
             let ticks = t.cpuTicks - (before?.cpuTicks ?? 0)
             switches += n
             // Threads named by libdispatch ("com.apple.root.*-qos*", truncated) that do not wait in poll or ppoll
-            // are the Swift runtime's (its manager thread, in epoll_wait, and its workers, in futex). The input
-            // thread (ppoll) and the acceptor (poll) inherit such a name from the thread that started them; NIO's
-            // event loop is "NIO-ELT-*"; the main thread is "edgeswiped".
+            // are the Swift runtime's (its manager thread, in epoll_wait, and its workers, in futex). The daemon's
+            // own threads name themselves ("edgeswipe-input", "edgeswipe-admit", "edgeswipe-watch", all in ppoll);
+            // NIO's event loop is "NIO-ELT-*"; the main thread is "edgeswiped".
             let runtime = t.name.contains("qos") && t.blockedIn != "poll" && t.blockedIn != "ppoll"
             if !runtime { ownSwitches += n }
             threads.append(.object([

@@ -1,5 +1,5 @@
 import Dispatch
-import EdgeSwipeInput
+import EdgeSwipeSystem
 import Foundation
 import Glibc
 
@@ -32,7 +32,7 @@ func measureFloor(frames: Int, hops: Int) -> Percentiles? {
         for i in 0..<UInt64(frames) {
             var deadline = start + i * intervalUS
             let now = monotonicMicroseconds()
-            if deadline > now { _ = sleeper.wait(timeoutMicroseconds: Int64(deadline - now)) }
+            if deadline > now { try? sleeper.wait(timeoutMicroseconds: Int64(deadline - now)) }
             _ = withUnsafeBytes(of: &deadline) { write(first, $0.baseAddress, 8) }
         }
         shutdown(first, Int32(SHUT_WR))

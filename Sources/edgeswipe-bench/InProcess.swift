@@ -1,14 +1,9 @@
 import EdgeSwipeBenchSupport
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeSystem
 import Glibc
 import MallocInterposerSwift
-
-func threadCPUSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
 
 func median(_ values: [Double]) -> Double {
     let s = values.sorted()
@@ -35,7 +30,7 @@ func measurePipeline(real: [DeviceStream], synthetic: DeviceStream, passes: Int,
     for s in real { _ = Pipeline.run(s) }
     _ = Pipeline.run(synthetic)
     for pass in 0..<passes {
-        let c0 = threadCPUSeconds()
+        let c0 = ThreadCPUClock.seconds()
         let t0 = monotonicSeconds()
         var passLines: UInt64 = 0
         var passBytes = 0
@@ -52,7 +47,7 @@ func measurePipeline(real: [DeviceStream], synthetic: DeviceStream, passes: Int,
         passBytes += p.bytes
         passFrames += p.frames
         let t2 = monotonicSeconds()
-        let c1 = threadCPUSeconds()
+        let c1 = ThreadCPUClock.seconds()
         let rate = Double(realEvents + synthEvents) / (t2 - t0)
         rates.append(rate)
         if realEvents > 0 { realRates.append(Double(realEvents) / (t1 - t0)) }

@@ -1,12 +1,10 @@
+import EdgeSwipeSystem
 import Foundation
 import Glibc
+import SystemPackage
 
-/// `CLOCK_MONOTONIC` in microseconds: the clock the daemon stamps `time_us` with.
-func monotonicMicroseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
-}
+/// The daemon's clock (it stamps `time_us` with it), in microseconds.
+func monotonicMicroseconds() -> UInt64 { MonotonicClock.now().microseconds }
 
 func monotonicSeconds() -> Double { Double(monotonicMicroseconds()) / 1e6 }
 
@@ -44,41 +42,19 @@ struct ScratchDirectory {
     func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// A `sockaddr_un` for `path`, or nil when the path is too long.
-func withUnixAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R? {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    let capacity = MemoryLayout.size(ofValue: address.sun_path)
-    guard bytes.count < capacity else { return nil }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        raw.copyBytes(from: bytes)
-        raw[bytes.count] = 0
-    }
-    return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-}
-
 /// The `NOTIFY_SOCKET` a supervisor creates: a datagram socket the daemon sends `READY=1` to.
 final class NotifySocket {
     let path: String
-    let fd: Int32
+    let fd: FileDescriptor
 
     init(path: String) throws {
         self.path = path
         unlink(path)
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("socket: \(errnoText())") }
-        let rc = withUnixAddress(path) { bind(fd, $0, $1) }
-        guard rc == 0 else {
-            close(fd)
-            throw BenchError("bind \(path): \(errnoText())")
-        }
+        do { fd = try .boundUnixSocket(.datagram, at: try UnixSocketAddress(path)) } catch { throw BenchError("bind \(path): \(error)") }
     }
 
     deinit {
-        close(fd)
+        try? fd.close()
         unlink(path)
     }
 
@@ -86,13 +62,13 @@ final class NotifySocket {
     func waitForReady(timeout: Double) -> UInt64? {
         let deadline = monotonicSeconds() + timeout
         var buffer = [UInt8](repeating: 0, count: 4096)
+        let waiter = DescriptorWaiter()
+        waiter.add(fd)
         while true {
             let left = deadline - monotonicSeconds()
             if left <= 0 { return nil }
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&p, 1, Int32(max(1, min(left * 1000, 1000))))
-            if ready <= 0 { continue }
-            let n = recv(fd, &buffer, buffer.count, 0)
+            guard (try? waiter.wait(timeoutMicroseconds: Int64(min(left, 1) * 1e6))) != nil, waiter.isReady(0) else { continue }
+            let n = (try? buffer.withUnsafeMutableBytes { try fd.receive(into: $0) }) ?? 0
             let now = monotonicMicroseconds()
             guard n > 0 else { continue }
             let text = String(decoding: buffer[0..<n], as: UTF8.self)

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import EdgeSwipeSystem
+import SystemPackage
 
 @main
 struct EdgeSwipeCtl: AsyncParsableCommand {
@@ -8,7 +9,8 @@ struct EdgeSwipeCtl: AsyncParsableCommand {
         abstract: "Watch and drive edgeswiped, and replay touch recordings offline.",
         discussion: """
             Exit status: 0 success; 1 the daemon refused a request (the error is printed); 65 a recording could \
-            not be parsed; 66 a file could not be read; 69 the daemon could not be reached.
+            not be parsed; 66 a file could not be read; 69 the daemon could not be reached; 74 the output could \
+            not be written.
             """,
         version: "0.1.0",
         subcommands: [
@@ -24,11 +26,11 @@ struct SocketOptions: ParsableArguments {
 
     var path: String {
         if let socket { return socket }
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         if let explicit = environment["EDGESWIPE_SOCKET"], !explicit.isEmpty { return explicit }
         if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
             let user = runtime + "/edgeswipe.sock"
-            if FileManager.default.fileExists(atPath: user) { return user }
+            if (try? Stat(FilePath(user))) != nil { return user }
         }
         return "/run/edgeswipe/edgeswipe.sock"
     }
@@ -39,9 +41,10 @@ enum CtlExit {
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66
     static let unavailable: Int32 = 69
+    static let ioError: Int32 = 74
 }
 
 /// Writes a line to standard error.
 func warn(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    StandardError.print(message)
 }

@@ -2,7 +2,6 @@ import ArgumentParser
 import EdgeSwipeClient
 import EdgeSwipeCore
 import EdgeSwipeProtocol
-import Foundation
 import Glibc
 
 struct Monitor: AsyncParsableCommand {
@@ -59,6 +58,8 @@ struct Monitor: AsyncParsableCommand {
 struct MonitorView {
     let interactive: Bool
     private var running: [UInt64: TransitionMessage] = [:]
+    /// Blocked gestures in flight, by device: drawn as a rubber band in the status line.
+    private var blocked: [UInt32: GestureMessage] = [:]
     private var statusShown = false
 
     init(interactive: Bool) { self.interactive = interactive }
@@ -69,9 +70,24 @@ struct MonitorView {
             log("connected to \(h.server) (protocol \(h.protocolVersion)); \(h.devices.count) device\(h.devices.count == 1 ? "" : "s")")
             for c in h.state.containers { log("  \(c.name): \(c.describe)") }
             running = [:]
+            blocked = [:]
         case .gesture(let g):
+            if g.blocked != nil, g.state == .began || g.state == .changed {
+                blocked[g.device] = g
+            } else {
+                blocked[g.device] = nil
+            }
             if g.state != .changed {
-                log("gesture \(g.edge.rawValue) \(g.state.rawValue) (\(g.fingers) finger\(g.fingers == 1 ? "" : "s"), device \(g.device))")
+                var line = "gesture \(g.edge.rawValue) \(g.state.rawValue) (\(g.fingers) finger\(g.fingers == 1 ? "" : "s"), device \(g.device))"
+                if let reason = g.reason { line += ": \(reason)" }
+                if let why = g.blocked {
+                    line += ", blocked: \(why)"
+                    if let mm = g.overscrollMM { line += String(format: ", overscroll %.1f mm", mm) }
+                    if let a = g.animation { line += ", springs back over \(a.durationUS / 1000) ms" }
+                }
+                log(line)
+            } else if g.blocked != nil && !interactive {
+                return
             }
         case .transition(let t):
             if t.phase.isTerminal {
@@ -90,6 +106,17 @@ struct MonitorView {
             }
         case .lifecycle(let l):
             log("  \(l.scene) \(l.event.rawValue)")
+        case .presentation(let p):
+            var line = "  \(p.kind.rawValue) \(p.phase.rawValue): \(p.presented) over \(p.presenting) (\(p.style.rawValue))"
+            if let completed = p.completed { line += completed ? ", completed" : ", not completed" }
+            log(line)
+        case .interaction(let i):
+            switch i.phase {
+            case .ended:
+                log("interaction ended \(i.transition) at \(Int((i.percent * 100).rounded()))%, running out toward \(i.cancelled == true ? "cancel" : "finish")")
+            case .began:
+                log("interaction began \(i.transition) at \(Int((i.percent * 100).rounded()))% (caught)")
+            }
         case .device(let d):
             log("device \(d.change.rawValue): \(d.device.name) (\(d.device.kind.rawValue))")
         case .config(let c):
@@ -97,6 +124,7 @@ struct MonitorView {
         case .goodbye(let g):
             log("the daemon said goodbye: \(g.message)")
             running = [:]
+            blocked = [:]
         case .state, .reply, .error, .unknown:
             break
         }
@@ -121,10 +149,24 @@ struct MonitorView {
             let width = 20
             let filled = Int((t.percent * Double(width)).rounded())
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            return "[\(t.id)] \(t.operation) \(bar) \(String(format: "%3d", Int((t.percent * 100).rounded())))% \(t.phase.rawValue)\(t.edge.map { " \($0.rawValue)" } ?? "")"
+            return "[\(t.id)] \(t.operation) \(bar) \(Self.rightAligned(Int((t.percent * 100).rounded()), width: 3))% \(t.phase.rawValue)\(t.edge.map { " \($0.rawValue)" } ?? "")"
         }
-        print("\u{1B}[2K\r" + bars.joined(separator: "  "), terminator: "")
-        statusShown = !bars.isEmpty
+        let bands = blocked.keys.sorted().compactMap { blocked[$0] }.map { g -> String in
+            // The band as a bar of the same 20 cells as a transition's: 4 cells per millimetre, full at 5 mm.
+            let mm = g.overscrollMM ?? 0
+            let filled = min(20, Int((mm * 4).rounded()))
+            let bar = String(repeating: "▓", count: filled) + String(repeating: "░", count: 20 - filled)
+            return "[device \(g.device)] \(g.edge.rawValue) blocked \(bar) \(String(format: "%.1f", mm)) mm"
+        }
+        let all = bars + bands
+        print("\u{1B}[2K\r" + all.joined(separator: "  "), terminator: "")
+        statusShown = !all.isEmpty
         fflush(nil)
+    }
+
+    /// `n` padded with spaces on the left to `width` characters, as `%3d` prints it.
+    static func rightAligned(_ n: Int, width: Int) -> String {
+        let digits = String(n)
+        return String(repeating: " ", count: max(0, width - digits.count)) + digits
     }
 }

@@ -1,50 +1,33 @@
 import ArgumentParser
-import Foundation
-import Glibc
+import EdgeSwipeSystem
+import SystemPackage
 
 /// A plain blocking connection to the daemon, for commands that print the daemon's own bytes (`monitor
 /// --json`, `status --json`): nothing is decoded and re-encoded on the way.
 final class RawConnection {
-    private let fd: Int32
+    private let fd: FileDescriptor
     private var buffer: [UInt8] = []
+    private var chunk = [UInt8](repeating: 0, count: 65536)
     let path: String
 
-    private init(fd: Int32, path: String) {
+    private init(fd: FileDescriptor, path: String) {
         self.fd = fd
         self.path = path
     }
 
-    deinit { close(fd) }
+    deinit { try? fd.close() }
 
     static func open(_ path: String) throws -> RawConnection {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw failure(path, "socket") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
+        guard let address = try? UnixSocketAddress(path) else {
             warn("edgeswipectl: \(path): the socket path is too long")
             throw ExitCode(CtlExit.unavailable)
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
+        do {
+            return RawConnection(fd: try .connectedUnixSocket(to: address), path: path)
+        } catch {
+            warn("edgeswipectl: \(path): connect failed: \(error); is edgeswiped running?")
+            throw ExitCode(CtlExit.unavailable)
         }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard rc == 0 else {
-            let e = failure(path, "connect")
-            close(fd)
-            throw e
-        }
-        return RawConnection(fd: fd, path: path)
-    }
-
-    private static func failure(_ path: String, _ call: String) -> ExitCode {
-        let reason = String(cString: strerror(errno))
-        warn("edgeswipectl: \(path): \(call) failed: \(reason); is edgeswiped running?")
-        return ExitCode(CtlExit.unavailable)
     }
 
     /// The next line, without its newline; `nil` when the daemon closed the connection.
@@ -55,22 +38,14 @@ final class RawConnection {
                 buffer.removeSubrange(...newline)
                 return line
             }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = read(fd, &chunk, chunk.count)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return nil }
+            guard let n = try? fd.read(into: &chunk, from: 0), n > 0 else { return nil }
             buffer.append(contentsOf: chunk[..<n])
         }
     }
 
+    /// Sends `line` and a newline; a daemon that has gone shows as the end of its replies.
     func send(_ line: String) {
-        let bytes = Array((line + "\n").utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-            offset += n
-        }
+        try? fd.writeAll(Array((line + "\n").utf8))
     }
 
     /// Sends a request and returns the `reply` or `error` line that answers it.

@@ -3,7 +3,9 @@ import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
 import EdgeSwipeProtocol
+import EdgeSwipeSystem
 import Foundation
+import SystemPackage
 
 /// Runs recordings through the whole pipeline offline, on the recording's own virtual time.
 struct Replay: ParsableCommand {
@@ -32,7 +34,10 @@ struct Replay: ParsableCommand {
     func run() throws {
         let settings: EdgeSwipeSettings
         if let config {
-            do { settings = try ConfigParser.load(path: config) } catch {
+            do {
+                settings = try ConfigParser.load(path: config)
+                for warning in settings.warnings { warn("edgeswipectl: \(warning)") }
+            } catch {
                 warn("edgeswipectl: \(error)")
                 throw ExitCode(CtlExit.dataError)
             }
@@ -41,7 +46,7 @@ struct Replay: ParsableCommand {
         }
         var recordings: [Recording] = []
         for file in files {
-            guard FileManager.default.isReadableFile(atPath: file) else {
+            guard FilePath(file).isReadable else {
                 warn("edgeswipectl: \(file): cannot read the file")
                 throw ExitCode(CtlExit.noInput)
             }
@@ -125,7 +130,10 @@ final class ChunkedOutput {
 
     func flush() {
         guard !bytes.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(bytes))
+        do { try FileDescriptor.standardOutput.writeAll(bytes) } catch {
+            warn("edgeswipectl: cannot write the output: \(error)")
+            exit(CtlExit.ioError)
+        }
         bytes.removeAll(keepingCapacity: true)
     }
 }
@@ -154,7 +162,14 @@ struct ReadableLog {
         case .gesture(let g):
             guard g.state != .changed else { return nil }
             if g.state == .began { gestures += 1 }
-            return "\(stamp(g.time)) gesture \(g.edge.rawValue) \(g.state.rawValue), \(g.fingers) finger\(g.fingers == 1 ? "" : "s") at (\(f2(g.location.x)), \(f2(g.location.y))), translation \(f1(g.translation.x)),\(f1(g.translation.y)) mm"
+            var line = "\(stamp(g.time)) gesture \(g.edge.rawValue) \(g.state.rawValue), \(g.fingers) finger\(g.fingers == 1 ? "" : "s") at (\(f2(g.location.x)), \(f2(g.location.y))), translation \(f1(g.translation.x)),\(f1(g.translation.y)) mm"
+            if let failure = g.failure { line += " (\(failure.rawValue))" }
+            if let blocked = g.blocked {
+                line += ", blocked: \(blocked.rawValue)"
+                if let mm = g.overscrollMM { line += ", overscroll \(f1(mm.value)) mm" }
+                if let a = g.animation { line += ", springs back over \(a.duration.value / 1000) ms" }
+            }
+            return line
         case .transition(let t):
             if t.isProgress { return nil }
             let previous = lastPhase[t.id]
@@ -172,6 +187,16 @@ struct ReadableLog {
             return line
         case .lifecycle(let l):
             return "\(stamp(l.time))   \(l.scene) \(l.kind.rawValue)"
+        case .presentation(let p):
+            let completed = p.completed.map { $0 ? ", completed" : ", not completed" } ?? ""
+            return "\(stamp(p.time))   \(p.kind.rawValue) \(p.phase.rawValue): \(p.presented) over \(p.presenting) (\(p.style.rawValue))\(completed)"
+        case .interaction(let i):
+            switch i.phase {
+            case .ended:
+                return "\(stamp(i.time)) interaction ended \(i.transition.rawValue) at \(Int((i.percent.value * 100).rounded()))%, toward \(i.cancelled == true ? "cancel" : "finish")"
+            case .began:
+                return "\(stamp(i.time)) interaction began \(i.transition.rawValue) at \(Int((i.percent.value * 100).rounded()))% (caught)"
+            }
         case .state(let s):
             return "\(stamp(s.time))   state: " + s.containers.map { "\($0.name)=\($0.content.visibleScene)" }.joined(separator: " ")
         case .trace:

@@ -2,7 +2,6 @@ import ArgumentParser
 import EdgeSwipeClient
 import EdgeSwipeCore
 import EdgeSwipeProtocol
-import Foundation
 
 /// Connects once (no reconnecting: a command should fail fast and say why).
 func connect(_ options: SocketOptions) -> EdgeSwipeClient {

@@ -1,5 +1,7 @@
+import EdgeSwipeSystem
 import Glibc
 import Synchronization
+import SystemPackage
 
 // A daemon that dies of a fatal signal (a trap, a fault, an abort) removes the socket file it bound on its way
 // out. Left behind, the file would answer every client with ECONNREFUSED, as if a daemon were there but busy, until
@@ -10,11 +12,11 @@ import Synchronization
 
 private let fatalSignals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
 
-// Read by the signal handler, so nothing it touches may allocate or lock: a C string and two integers, set before
-// the handler is installed (and after each rebind), and the previous actions, one slot per signal number.
+// Read by the signal handler, so nothing it touches may allocate or lock: a C string and the file's identity (two
+// integers), set before the handler is installed (and after each rebind), and the previous actions, one slot per
+// signal number.
 nonisolated(unsafe) private var socketPath: UnsafeMutablePointer<CChar>?
-nonisolated(unsafe) private var socketDevice: UInt64 = 0
-nonisolated(unsafe) private var socketInode: UInt64 = 0
+nonisolated(unsafe) private var socketFile = FileIdentity(device: 0, inode: 0)
 nonisolated(unsafe) private var previousActions: UnsafeMutablePointer<sigaction>?
 /// Set by the handler: the process is dying (lock-free, so the handler may set it).
 private let crashing = Atomic<Bool>(false)
@@ -27,6 +29,8 @@ enum CrashCleanup {
     static func install(socketPath path: String) {
         guard socketPath == nil else { return }
         socketPath = strdup(path)
+        // Written here, so that the handler never is the first to touch (and lazily initialize) the global.
+        socketFile = FileIdentity(device: 0, inode: 0)
         recordInode()
         let previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 65)
         previous.initialize(repeating: sigaction(), count: 65)
@@ -35,12 +39,7 @@ enum CrashCleanup {
         action.__sigaction_handler.sa_handler = { sig in
             // First, so that the socket watcher, woken by the unlink, does not bind the path again.
             crashing.store(true, ordering: .sequentiallyConsistent)
-            if let path = socketPath {
-                var st = stat()
-                if lstat(path, &st) == 0, UInt64(st.st_dev) == socketDevice, UInt64(st.st_ino) == socketInode {
-                    unlink(path)
-                }
-            }
+            if let path = socketPath { socketFile.removeFile(at: path) }
             if let previous = previousActions, sig >= 0, sig < 65 { sigaction(sig, previous + Int(sig), nil) }
             raise(sig)
         }
@@ -50,10 +49,7 @@ enum CrashCleanup {
 
     /// Records the socket file's inode again: after the daemon bound its path anew (a deleted socket file).
     static func recordInode() {
-        guard let path = socketPath else { return }
-        var st = stat()
-        guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK else { return }
-        socketDevice = UInt64(st.st_dev)
-        socketInode = UInt64(st.st_ino)
+        guard let path = socketPath, let (file, type) = FileIdentity.of(String(cString: path)), type == .socket else { return }
+        socketFile = file
     }
 }

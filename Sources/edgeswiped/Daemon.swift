@@ -3,10 +3,12 @@ import EdgeSwipeCore
 import EdgeSwipeInput
 import EdgeSwipeProtocol
 import EdgeSwipeServer
-import Foundation
+import EdgeSwipeSystem
+import Glibc
 import Logging
 import ServiceLifecycle
 import Synchronization
+import SystemPackage
 import UnixSignals
 
 /// Why the daemon could not start, with the exit status that says so.
@@ -103,10 +105,10 @@ final class Daemon: Service, Sendable {
             throw StartupError(exitStatus: ExitStatus.unavailable, description: "\(error)")
         }
         if let socket { return .path(socket) }
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         if getuid() == 0 {
             let directory = "/run/edgeswipe"
-            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+            try? FilePath(directory).createDirectories(permissions: FilePermissions(rawValue: 0o750))
             return .path(directory + "/edgeswipe.sock")
         }
         guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else {
@@ -139,7 +141,7 @@ final class Daemon: Service, Sendable {
         if !options.replay.isEmpty {
             var recordings: [Recording] = []
             for path in options.replay {
-                guard FileManager.default.isReadableFile(atPath: path) else {
+                guard FilePath(path).isReadable else {
                     throw StartupError(exitStatus: ExitStatus.noInput, description: "\(path): cannot read the recording")
                 }
                 do {
@@ -248,6 +250,7 @@ final class Daemon: Service, Sendable {
         }
         do {
             let fresh = try ConfigParser.load(path: configPath)
+            for warning in fresh.warnings { logger.warning("\(warning)") }
             settings.withLock { $0 = fresh }
             input.send(.reconfigure(fresh.engine))
             // The new [access] holds for the connections already open too: whoever it no longer admits is told

@@ -1,12 +1,12 @@
 import EdgeSwipeCore
 import EdgeSwipeServer
-import Foundation
+import EdgeSwipeSystem
 import Glibc
 import Logging
 import Synchronization
 
 /// What `Daemon` adds for resilience, behind a few marked hooks in `Daemon.swift`:
-/// - container state saved after every completed transition and restored at start-up (`StatePersistence.swift`);
+/// - container state saved after every completed transition and restored at start-up (`StateStore.swift`);
 /// - the socket file watched for deletion and bound again (`SocketWatcher.swift`);
 /// - file modes checked at start-up (`ModeChecks.swift`).
 final class DaemonHardening: Sendable {
@@ -19,7 +19,7 @@ final class DaemonHardening: Sendable {
         self.logger = logger
         ModeChecks.checkConfigFile(options.config, logger: logger)
         let directory = StateDirectoryLocation.resolve(
-            flag: options.stateDir, environment: ProcessInfo.processInfo.environment, uid: getuid())
+            flag: options.stateDir, environment: ProcessEnvironment.current(), uid: getuid())
         if let directory {
             state = StateStore.open(directory: directory, logger: logger)
         } else {

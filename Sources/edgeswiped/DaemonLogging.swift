@@ -1,5 +1,6 @@
-import Glibc
+import EdgeSwipeSystem
 import Logging
+import SystemPackage
 
 /// A swift-log handler for a daemon: one line per message on stderr. Under systemd (when `JOURNAL_STREAM` is
 /// set) each line starts with a `<N>` syslog priority prefix, which journald turns into the entry's priority;
@@ -31,15 +32,9 @@ struct DaemonLogHandler: LogHandler {
         } else {
             line = "\(event.level.rawValue.uppercased()) \(label): \(event.message)\(suffix)\n"
         }
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                if n <= 0 { break }
-                offset += n
-            }
-        }
+        // A message that cannot be written (stderr closed, or full and non-blocking) is dropped: logging must
+        // never stop the daemon.
+        try? FileDescriptor.standardError.writeAll(Array(line.utf8))
     }
 
     /// RFC 5424 severities, as sd-daemon(3) expects them.
@@ -56,7 +51,7 @@ struct DaemonLogHandler: LogHandler {
 
     /// Sets up swift-log once for the whole process.
     static func bootstrap(level: Logger.Level) {
-        let journal = getenv("JOURNAL_STREAM") != nil
+        let journal = ProcessEnvironment.current()["JOURNAL_STREAM"] != nil
         LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, level: level, journal: journal) }
     }
 }

@@ -4,7 +4,8 @@ import EdgeSwipeCore
 import EdgeSwipeInput
 import EdgeSwipeProtocol
 import EdgeSwipeServer
-import Foundation
+import EdgeSwipeSystem
+import Glibc
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -103,7 +104,7 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Hold --replay back until this many clients are connected.", valueName: "n"))
     var waitForClients: Int = 0
 
-    // Where the container state is saved (StatePersistence.swift).
+    // Where the container state is saved (StateStore.swift).
     @Option(name: .long, help: ArgumentHelp("Directory to save the containers' state in, restored at start-up.", discussion: "Default: $STATE_DIRECTORY (systemd's StateDirectory=), else $XDG_STATE_HOME/edgeswipe for a user; without either, nothing is saved.", valueName: "dir"))
     var stateDir: String?
 
@@ -130,10 +131,11 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
         if let checkConfig {
             do {
                 let settings = try ConfigParser.load(path: checkConfig)
+                for warning in settings.warnings { StandardError.print("edgeswiped: \(warning)") }
                 print(settings.renderTOML(), terminator: "")
                 return
             } catch {
-                FileHandle.standardError.write(Data("edgeswiped: \(error)\n".utf8))
+                StandardError.print("edgeswiped: \(error)")
                 throw ExitCode(error.isUnreadable ? ExitStatus.noInput : ExitStatus.invalidConfigCheck)
             }
         }
@@ -171,7 +173,9 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
     private func loadSettings(logger: Logger) throws -> EdgeSwipeSettings {
         guard let path = config else { return .default }
         do {
-            return try ConfigParser.load(path: path)
+            let settings = try ConfigParser.load(path: path)
+            for warning in settings.warnings { logger.warning("\(warning)") }
+            return settings
         } catch {
             logger.critical("\(error)")
             throw ExitCode(error.isUnreadable ? ExitStatus.noInput : ExitStatus.config)
@@ -195,7 +199,7 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
             print("\(d.path)\t\(d.kind.rawValue)\t\(size)\t\(d.name)")
         }
         if found.isEmpty {
-            FileHandle.standardError.write(Data("edgeswiped: no readable touch device\n".utf8))
+            StandardError.print("edgeswiped: no readable touch device")
             throw ExitCode(ExitStatus.unavailable)
         }
     }

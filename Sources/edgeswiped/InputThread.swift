@@ -1,8 +1,9 @@
 import EdgeSwipeCore
 import EdgeSwipeInput
-import Glibc
+import EdgeSwipeSystem
 import Logging
 import Synchronization
+import SystemPackage
 
 /// Something the input thread polls: live devices (libinput, libevdev) or a recording played in real time.
 protocol InputSource: AnyObject {
@@ -31,9 +32,8 @@ enum InputCommand: Sendable {
 final class InputThread: @unchecked Sendable {
     // Everything below `commands` is touched only by the thread itself once `start` was called.
     private let commands = Mutex<[InputCommand]>([])
-    /// The read and write ends of a non-blocking pipe: a byte wakes the thread from `poll`.
-    private let wakeFD: Int32
-    private let wakeWriteFD: Int32
+    /// A byte on it wakes the thread from its wait.
+    private let wakePipe: WakePipe
     private var engine: Engine
     private var sources: [any InputSource]
     private var events: [EngineEvent] = []
@@ -53,25 +53,13 @@ final class InputThread: @unchecked Sendable {
         engine: Engine, sources: [any InputSource], barrier: PersistenceBarrier, logger: Logger,
         publish: @escaping @Sendable ([EngineEvent], _ stateGeneration: UInt64) -> Void
     ) throws(DaemonError) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw .system("pipe", errno) }
-        for fd in ends {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        self.wakeFD = ends[0]
-        self.wakeWriteFD = ends[1]
+        do { wakePipe = try WakePipe() } catch { throw .system("pipe", error.rawValue) }
         self.engine = engine
         self.sources = sources
         self.logger = logger
         self.publish = publish
         self.barrier = barrier
         events.reserveCapacity(256)
-    }
-
-    deinit {
-        close(wakeFD)
-        close(wakeWriteFD)
     }
 
     /// Queues `command` and wakes the thread.
@@ -82,29 +70,16 @@ final class InputThread: @unchecked Sendable {
 
     /// Wakes the thread so that every source is serviced again (e.g. a closed `--wait-for-clients` gate, when a
     /// client has connected). Async-signal-safe: one `write` to a non-blocking pipe.
-    func wake() {
-        var one: UInt8 = 1
-        _ = write(wakeWriteFD, &one, 1)
-    }
+    func wake() { wakePipe.wake() }
 
     /// Runs the loop on a new thread; `onExit` is called on that thread when the loop ends.
     func start(onExit: @escaping @Sendable () -> Void) throws(DaemonError) {
         self.onExit = onExit
-        let box = Unmanaged.passRetained(self)
-        var tid = pthread_t()
-        let rc = pthread_create(&tid, nil, { raw in
-            guard let raw else { return nil }
-            let me = Unmanaged<InputThread>.fromOpaque(raw).takeRetainedValue()
-            me.run()
-            return nil
-        }, box.toOpaque())
-        guard rc == 0 else {
-            box.release()
-            throw .system("pthread_create", rc)
-        }
         // Nobody joins it: the daemon learns the loop has ended through `onExit`. Detached, its resources go
         // back when it ends (ThreadSanitizer reported it as a leaked thread).
-        pthread_detach(tid)
+        do { try SystemThread.start(name: "edgeswipe-input", detached: true) { self.run() } } catch {
+            throw .system("pthread_create", error.rawValue)
+        }
     }
 
     var hasFinished: Bool { finished.withLock { $0 } }
@@ -117,7 +92,7 @@ final class InputThread: @unchecked Sendable {
         var firstPass = true
         while !stopping {
             waiter.removeAll()
-            waiter.add(wakeFD)
+            waiter.add(wakePipe.readEnd)
             for s in sources { for fd in s.pollDescriptors { waiter.add(fd) } }
             let now = MonotonicClock.now()
             var deadline = engine.nextDeadline
@@ -126,15 +101,11 @@ final class InputThread: @unchecked Sendable {
             // and run-out tick up to 1 ms late (0.5 ms on average; docs/PERFORMANCE.md).
             let waitUS = firstPass ? 0 : deadline.map { $0 <= now ? 0 : min(60_000_000, ($0 - now).value) }
             firstPass = false
-            let ready = waiter.wait(timeoutMicroseconds: waitUS)
-            if ready < 0 && errno != EINTR {
-                logger.critical("poll failed: \(String(cString: strerror(errno)))")
+            do { try waiter.wait(timeoutMicroseconds: waitUS) } catch {
+                logger.critical("poll failed: \(error)")
                 break
             }
-            if waiter.isReady(0) {
-                var drain = [UInt8](repeating: 0, count: 64)
-                while read(wakeFD, &drain, drain.count) > 0 {}
-            }
+            if waiter.isReady(0) { wakePipe.drain() }
             let time = MonotonicClock.now()
             for s in sources { s.service(now: time, engine: &engine, into: &events) }
             engine.tick(at: time, into: &events)
@@ -195,9 +166,17 @@ final class InputThread: @unchecked Sendable {
         return stop
     }
 
+    /// State machine steps at debug level; an event a machine could not take in its state is a bug (libinput's
+    /// `log_gesture_bug`), logged as an error whatever the level.
     private func logTraces() {
-        guard logger.logLevel <= .debug else { return }
-        for case .trace(let trace) in events { logger.debug("\(trace.line)") }
+        let steps = logger.logLevel <= .debug
+        for case .trace(let trace) in events {
+            if trace.isBug {
+                logger.error("bug: \(trace.line)")
+            } else if steps {
+                logger.debug("\(trace.line)")
+            }
+        }
     }
 }
 
@@ -212,7 +191,7 @@ enum DaemonError: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code))) (errno \(code))"
+        case .system(let call, let code): SystemCallError(call, Errno(rawValue: code)).description
         case .usage(let message): message
         }
     }

@@ -1,13 +1,13 @@
 import EdgeSwipeServer
-import Glibc
+import EdgeSwipeSystem
 import Logging
 import Synchronization
 
 // A socket file deleted (or replaced) while the daemon runs is noticed at once, and the
 // socket is bound again; a daemon must never be silently unreachable.
 //
-// The watcher is a thread blocked in `poll` on an inotify descriptor for the socket's directory (and a wake-up
-// pipe to stop it): no timer, no wake-up while nothing happens. What it does:
+// The watcher is a thread asleep on an inotify descriptor for the socket's directory (DirectoryWatch) and a wake-up
+// pipe to stop it: no timer, no wake-up while nothing happens. What it does:
 // - the file is deleted or renamed away: logs an error, binds the path again (`EdgeSwipeServer.rebind()`), logs
 //   that it did and sets the systemd status; when binding fails, or the socket came from systemd (which owns it),
 //   it logs the error and sets `STATUS=` to say that new clients cannot connect.
@@ -27,13 +27,12 @@ final class SocketWatcher: Sendable {
     private let canRebind: Bool
     private let logger: Logger
     private let notify: SDNotify?
-    private let inotifyFD: Int32
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let watch: DirectoryWatch
+    private let wake: WakePipe
     private let stopped = Mutex(false)
-    private let thread = Mutex<pthread_t?>(nil)
-    /// The inode of the socket file that is ours, to tell our own re-creation from someone else's file.
-    private let ownInode = Mutex<(dev: UInt64, ino: UInt64)?>(nil)
+    private let thread = Mutex<SystemThread?>(nil)
+    /// The socket file that is ours, to tell our own re-creation from someone else's file.
+    private let ownFile = Mutex<FileIdentity?>(nil)
     /// How many times the socket was bound again; for tests and logs.
     private let rebinds = Mutex(0)
     private let pace = Mutex(RebindPace())
@@ -57,127 +56,78 @@ final class SocketWatcher: Sendable {
     /// Starts watching `server`'s socket file. `canRebind`: the daemon bound the path itself (not systemd).
     static func start(server: EdgeSwipeServer, canRebind: Bool, logger: Logger) -> SocketWatcher? {
         guard let path = server.socketPath, path.hasPrefix("/") else { return nil }
-        let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard fd >= 0 else {
-            logger.warning("cannot watch \(path) for deletion: inotify_init1 failed: \(String(cString: strerror(errno)))")
-            return nil
-        }
         let directory = ModeChecks.parentDirectory(of: path)
-        let mask = UInt32(IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
-        guard inotify_add_watch(fd, directory, mask) >= 0 else {
-            logger.warning("cannot watch \(directory) for the socket's deletion: inotify_add_watch failed: \(String(cString: strerror(errno)))")
-            close(fd)
+        let watch: DirectoryWatch
+        do { watch = try DirectoryWatch(directory: directory) } catch {
+            logger.warning("cannot watch \(directory) for the socket's deletion: \(error)")
             return nil
         }
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else {
-            close(fd)
-            return nil
-        }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
+        guard let wake = try? WakePipe() else { return nil }
         let watcher = SocketWatcher(
-            path: path, directory: directory, server: server, canRebind: canRebind, logger: logger, inotifyFD: fd,
-            wake: (ends[0], ends[1]))
+            path: path, directory: directory, server: server, canRebind: canRebind, logger: logger, watch: watch, wake: wake)
         watcher.rememberInode()
-        var tid = pthread_t()
-        let box = Unmanaged.passRetained(watcher)
-        let rc = pthread_create(&tid, nil, { raw in
-            guard let raw else { return nil }
-            let me = Unmanaged<SocketWatcher>.fromOpaque(raw).takeRetainedValue()
-            me.run()
-            return nil
-        }, box.toOpaque())
-        guard rc == 0 else {
-            box.release()
-            return nil
-        }
-        watcher.thread.withLock { $0 = tid }
+        guard let thread = try? SystemThread.start(name: "edgeswipe-watch", { watcher.run() }) else { return nil }
+        watcher.thread.withLock { $0 = thread }
         return watcher
     }
 
     private init(
-        path: String, directory: String, server: EdgeSwipeServer, canRebind: Bool, logger: Logger, inotifyFD: Int32,
-        wake: (Int32, Int32)
+        path: String, directory: String, server: EdgeSwipeServer, canRebind: Bool, logger: Logger, watch: DirectoryWatch,
+        wake: WakePipe
     ) {
         self.path = path
-        self.name = String(path[path.index(after: path.lastIndex(of: "/")!)...])
+        self.name = String(path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...])
         self.directory = directory
         self.server = server
         self.canRebind = canRebind
         self.logger = logger
         self.notify = SDNotify.fromEnvironment()
-        self.inotifyFD = inotifyFD
-        self.wakeRead = wake.0
-        self.wakeWrite = wake.1
-    }
-
-    deinit {
-        close(inotifyFD)
-        close(wakeRead)
-        close(wakeWrite)
+        self.watch = watch
+        self.wake = wake
     }
 
     /// Stops the thread (before the server shuts down and removes its own socket file). Waits for it to finish.
     func stop() {
         guard stopped.withLock({ s in defer { s = true }; return !s }) else { return }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-        if let tid = thread.withLock({ $0 }) { pthread_join(tid, nil) }
+        wake.wake()
+        thread.withLock { $0 }?.join()
     }
 
     private func rememberInode() {
-        var st = stat()
-        let inode = lstat(path, &st) == 0 ? (UInt64(st.st_dev), UInt64(st.st_ino)) : nil
-        ownInode.withLock { $0 = inode }
+        let file = FileIdentity.of(path)?.identity
+        ownFile.withLock { $0 = file }
     }
 
     private func run() {
-        var fds = [pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-        var buffer = [UInt8](repeating: 0, count: 4096)
+        let waiter = DescriptorWaiter()
+        waiter.add(watch.descriptor)
+        waiter.add(wake.readEnd)
         // A deletion between binding and the watch being added made no event: look once now.
         check()
         while true {
-            fds[0].revents = 0
-            fds[1].revents = 0
             // No timeout unless a rebind is held back: an idle watcher never wakes.
-            let timeout: Int32 = pace.withLock { p in
-                guard let due = p.dueAt else { return -1 }
+            let timeout: Int64? = pace.withLock { p in
+                guard let due = p.dueAt else { return nil }
                 let now = MonotonicClock.now().microseconds
-                return due <= now ? 0 : Int32(min(UInt64(Int32.max), (due - now) / 1000 + 1))
+                return due <= now ? 0 : Int64(min(UInt64(Int64.max), due - now))
             }
-            let ready = poll(&fds, 2, timeout)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                logger.error("socket watch: poll failed (\(String(cString: strerror(errno)))); no longer watching \(path)")
+            do { try waiter.wait(timeoutMicroseconds: timeout) } catch {
+                logger.error("socket watch: poll failed (\(error)); no longer watching \(path)")
                 return
             }
-            if ready == 0 {
+            if waiter.isReady(1) || stopped.withLock({ $0 }) { return }
+            guard waiter.isReady(0) else {
                 rebindIfDue()
                 continue
             }
-            if fds[1].revents != 0 || stopped.withLock({ $0 }) { return }
-            guard fds[0].revents != 0 else { continue }
-            let n = read(inotifyFD, &buffer, buffer.count)
-            guard n > 0 else { continue }
-            var offset = 0
             var touched = false, directoryGone = false
-            while offset + 16 <= n {
-                let (mask, length) = buffer.withUnsafeBytes { raw -> (UInt32, Int) in
-                    (raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
-                     Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
-                }
-                let nameBytes = buffer[(offset + 16)..<min(n, offset + 16 + length)].prefix(while: { $0 != 0 })
-                let eventName = String(decoding: nameBytes, as: UTF8.self)
-                offset += 16 + length
-                if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {
-                    directoryGone = true
-                    continue
-                }
+            for event in watch.read() {
+                switch event {
+                case .directoryGone: directoryGone = true
                 // An overflowed queue may have lost the event about our file: look at it anyway.
-                if mask & UInt32(IN_Q_OVERFLOW) != 0 || eventName == name { touched = true }
+                case .eventsLost: touched = true
+                case .entryChanged(let entry): if entry == name { touched = true }
+                }
             }
             if directoryGone {
                 report("the socket's directory \(directory) was removed or moved; new clients cannot connect to \(path) until edgeswiped is restarted")
@@ -191,10 +141,8 @@ final class SocketWatcher: Sendable {
     private func check() {
         // The daemon removed its own socket file on its way out of a crash (CrashCleanup.swift).
         guard !CrashCleanup.isCrashing else { return }
-        var st = stat()
-        if lstat(path, &st) == 0 {
-            let ours = ownInode.withLock { $0.map { $0.dev == UInt64(st.st_dev) && $0.ino == UInt64(st.st_ino) } ?? false }
-            if ours { return }  // our own re-creation, or an event that was already handled
+        if let (file, _) = FileIdentity.of(path) {
+            if ownFile.withLock({ $0 == file }) { return }  // our own re-creation, or an event that was already handled
             let (allowed, held) = pace.withLock { $0.replacedReports.admit(now: MonotonicClock.now().microseconds) }
             if allowed {
                 let again = held > 0 ? " (\(held) more times since the last report)" : ""
@@ -245,8 +193,7 @@ final class SocketWatcher: Sendable {
             return p.deletionsWhileWaiting
         }
         guard let deletions, !CrashCleanup.isCrashing else { return }
-        var st = stat()
-        guard lstat(path, &st) != 0 else {
+        guard FileIdentity.of(path) == nil else {
             check()
             return
         }

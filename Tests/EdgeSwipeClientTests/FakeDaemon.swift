@@ -1,5 +1,8 @@
+import EdgeSwipeSystem
+import EdgeSwipeTestSupport
 import Foundation
 import Glibc
+import SystemPackage
 
 struct FakeDaemonError: Error, CustomStringConvertible {
     let description: String
@@ -8,28 +11,19 @@ struct FakeDaemonError: Error, CustomStringConvertible {
 /// A scripted stand-in for edgeswiped: a real listening Unix socket whose connections the test drives line by
 /// line, so that the client can be tested against replies out of order, silence and dropped connections.
 final class FakeDaemon: @unchecked Sendable {
-    let directory: String
+    let directory: TempDir
     let path: String
     private let listener: Int32
 
     init() throws {
-        var template = Array("/tmp/esw-client-XXXXXX".utf8CString)
-        guard let dir = mkdtemp(&template) else { throw FakeDaemonError(description: "mkdtemp: errno \(errno)") }
-        directory = String(cString: dir)
-        path = directory + "/fake.sock"
-        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let size = socklen_t(MemoryLayout<sockaddr_un>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(listener, $0, size) } }
-        guard bound == 0, listen(listener, 8) == 0 else { throw FakeDaemonError(description: "bind/listen: errno \(errno)") }
+        directory = try TempDir()
+        path = directory.file("fake.sock")
+        do { listener = try FileDescriptor.boundUnixSocket(.stream, at: UnixSocketAddress(path), backlog: 8).rawValue } catch {
+            throw FakeDaemonError(description: "bind/listen: \(error)")
+        }
     }
 
-    deinit {
-        close(listener)
-        try? FileManager.default.removeItem(atPath: directory)
-    }
+    deinit { close(listener) }
 
     /// Waits (on its own thread) for the client to connect.
     func accept(timeout: Double = 20) async throws -> Peer {

@@ -56,6 +56,14 @@ struct ConfigTests {
         #expect(last.reference == .fraction(0.4))
     }
 
+    @Test("strings with control characters render as TOML reads them again, DEL included", arguments: ["a\\u007fb", "tab\\there", "line\\nbreak", "quote\\\" and \\\\"])
+    func renderedStringsParseAgain(_ escaped: String) throws {
+        let text = "version = 1\n[[devices.override]]\nmatch = \"\(escaped)\"\nrotation = 90\n[devices]\nallow = [\"\(escaped)\"]\n"
+        let settings = try ConfigParser.parse(text, file: "x.toml")
+        let again = try ConfigParser.parse(settings.renderTOML(), file: "rendered.toml")
+        #expect(again == settings)
+    }
+
     @Test("device overrides reach the input layer's setup: by name or udev property, later ones winning")
     func deviceSetup() throws {
         let settings = try ConfigParser.parse("""
@@ -89,6 +97,12 @@ struct ConfigTests {
         ("[transition]\nthreshold = 0.4", { @Sendable (s: EdgeSwipeSettings) in s.engine.touchpad.decision.threshold == Percent(0.4) }),
         ("[transition]\ncompletion_curve = \"spring\"\nspring_response_ms = 250", { @Sendable (s: EdgeSwipeSettings) in s.engine.completionCurve == .spring(response: .milliseconds(250)) }),
         ("[access]\ncontrol_uids = [1000]", { @Sendable (s: EdgeSwipeSettings) in s.access.controlUIDs == [1000] }),
+        ("[touchpad]\nscroll_edges = []", { @Sendable (s: EdgeSwipeSettings) in s.engine.touchpad.recognizer.scrollEdges == [] }),
+        ("[touchscreen]\nscroll_edges = [\"right\", \"bottom\"]", { @Sendable (s: EdgeSwipeSettings) in s.engine.touchscreen.recognizer.scrollEdges == [.right, .bottom] }),
+        ("[transition]\noverscroll = \"none\"", { @Sendable (s: EdgeSwipeSettings) in s.engine.overscroll == Overscroll.none }),
+        ("[transition]\nrubber_band_limit = 0.1\nrubber_band_stiffness = 1.0\nspring_response_ms = 200", { @Sendable (s: EdgeSwipeSettings) in
+            s.engine.overscroll == .rubberBand(RubberBand(stiffness: 1, limit: Percent(0.1), springResponse: .milliseconds(200)))
+        }),
         ("[daemon]\nmax_clients = 8\nstall_timeout_s = 5", { @Sendable (s: EdgeSwipeSettings) in s.daemon.maxClients == 8 && s.daemon.stallTimeoutSeconds == 5 }),
         ("", { @Sendable (s: EdgeSwipeSettings) in s.daemon.maxClients == 1024 && s.daemon.stallTimeoutSeconds == 30 }),
     ] as [(String, @Sendable (EdgeSwipeSettings) -> Bool)])
@@ -117,6 +131,11 @@ struct ConfigTests {
         ("[touchpad]\nreference = \"mm\"\n", "user.toml:2: reference = \"mm\" needs 'reference_mm'"),
         ("[access]\nread_uids = [-1]\n", "user.toml:2: 'read_uids' must hold uids/gids"),
         ("[[bindings]]\nedge = \"top\"\ncontainer = \"overlay\"\naction = \"present\"\n", "user.toml:1: [[bindings]] #1 needs 'scene'"),
+        ("[touchpad]\nscroll_edges = [\"middle\"]\n", "user.toml:2: 'scroll_edges' entries must be \"left\", \"right\", \"top\" or \"bottom\" (got \"middle\")"),
+        ("[touchpad]\nscroll_edges = [\"right\", \"right\"]\n", "user.toml:2: 'scroll_edges' names \"right\" twice"),
+        ("[transition]\noverscroll = \"bounce\"\n", "user.toml:2: 'overscroll' must be one of \"none\", \"rubber-band\""),
+        ("[transition]\nrubber_band_limit = 0\n", "user.toml:2: 'rubber_band_limit' must be between 0.001 and 1"),
+        ("[touchscreen]\ncorner_along_deg = 60\n", "user.toml:2: 'corner_along_deg' must be between 0 and 44"),
     ])
     func errors(_ text: String, _ expected: String) {
         do {
@@ -125,6 +144,17 @@ struct ConfigTests {
         } catch {
             #expect(error.description.hasPrefix(expected), "\(error.description)")
         }
+    }
+
+    @Test("corner_along_deg is still read, and has no effect: a deprecation warning names its line")
+    func deprecatedCornerAlong() throws {
+        let text = "version = 1\n[touchscreen]\nangle_tolerance_deg = 30.0\ncorner_along_deg = 15.0\n[touchpad]\ncorner_along_deg = 10\n"
+        let settings = try ConfigParser.parse(text, file: "old.toml")
+        #expect(settings.engine == EngineConfiguration.default)
+        #expect(settings.warnings.map(\.line) == [4, 6])
+        #expect(settings.warnings.first?.description.hasPrefix("old.toml:4: warning: 'corner_along_deg' is deprecated and has no effect") == true)
+        #expect(try ConfigParser.parse(DefaultConfiguration.toml, file: "default.toml").warnings.isEmpty)
+        #expect(!settings.renderTOML().contains("corner_along_deg"), "the effective configuration no longer lists it")
     }
 
     @Test("a missing file is reported with its path")

@@ -1,3 +1,4 @@
+import EdgeSwipeFingerScript
 import Testing
 @testable import EdgeSwipeCore
 
@@ -6,7 +7,7 @@ struct SwipeCase: CustomTestStringConvertible, Sendable {
     var edge: Edge
     var travel: Double
     var durationMS: Double = 400
-    var release: FingerScript.Release = .atRest
+    var release: EdgeSwipe.Release = .atRest
     var expect: PercentDrivenInteractiveTransition.Phase
     var testDescription: String { "\(device.name) \(edge) to \(travel) \(release) -> \(expect)" }
 }
@@ -28,7 +29,9 @@ struct EngineSwipeTests {
     @Test("every edge, committed and cancelled, on every kind of device", arguments: committedAndCancelled)
     func everyEdge(_ swipe: SwipeCase) {
         var engine = Engine(configuration: .default)
-        let events = engine.play(.edgeSwipe(swipe.edge, travel: swipe.travel, durationMS: swipe.durationMS, release: swipe.release), on: swipe.device)
+        let events = engine.play(
+            .edgeSwipe(swipe.edge, travel: swipe.travel, on: swipe.device, durationMS: swipe.durationMS, release: swipe.release),
+            on: swipe.device)
         #expect(events.gestureStates == [.began, .changed, .ended])
         #expect(events.gestures.allSatisfy { $0.edge == swipe.edge })
         #expect(events.terminalPhases == [swipe.expect])
@@ -41,13 +44,13 @@ struct EngineSwipeTests {
 
     @Test("a flick finishes below the threshold; a flick back cancels above it", arguments: [
         // A fast 25 % stroke lifted while moving: projected past 50 %.
-        (FingerScript.edgeSwipe(.left, travel: 0.25, durationMS: 90, release: .whileMoving), PercentDrivenInteractiveTransition.Phase.completed),
+        (FingerScript.edgeSwipe(.left, travel: 0.25, on: TestDevices.nexus4, durationMS: 90, release: .whileMoving), PercentDrivenInteractiveTransition.Phase.completed),
         // The same 25 % released at rest: cancelled.
-        (FingerScript.edgeSwipe(.left, travel: 0.25, durationMS: 90, release: .atRest), .cancelled),
+        (FingerScript.edgeSwipe(.left, travel: 0.25, on: TestDevices.nexus4, durationMS: 90, release: .atRest), .cancelled),
         // 75 %, a pause, then a fast flick back to 60 %, lifted while moving: cancelled although above the threshold.
-        (FingerScript.path(points: [(0, 0.002, 0.5), (500, 0.75, 0.5), (700, 0.75, 0.5), (780, 0.6, 0.5)]), .cancelled),
+        (FingerScript.path(on: TestDevices.nexus4, points: [(0, 0.002, 0.5), (500, 0.75, 0.5), (700, 0.75, 0.5), (780, 0.6, 0.5)]), .cancelled),
         // 75 % then resting: completed.
-        (FingerScript.path(points: [(0, 0.002, 0.5), (500, 0.75, 0.5), (800, 0.75, 0.5)]), .completed),
+        (FingerScript.path(on: TestDevices.nexus4, points: [(0, 0.002, 0.5), (500, 0.75, 0.5), (800, 0.75, 0.5)]), .completed),
     ])
     func releaseVelocityDecides(_ script: FingerScript, _ expected: PercentDrivenInteractiveTransition.Phase) {
         var engine = Engine(configuration: .default)
@@ -65,61 +68,43 @@ struct EngineSwipeTests {
         }
         let end = edge.isHorizontal ? (start.0, 0.7) : (0.7, start.1)
         var engine = Engine(configuration: .default)
-        let events = engine.play(.path(points: [(0, start.0, start.1), (300, end.0, end.1)]), on: TestDevices.cintiq)
+        let events = engine.play(.path(on: TestDevices.cintiq, points: [(0, start.0, start.1), (300, end.0, end.1)]), on: TestDevices.cintiq)
         #expect(events.gestureStates == [.failed])
+        #expect(events.gestures.first?.failure == .notInward)
         #expect(events.transitions.isEmpty)
     }
 
     @Test("an interior touch never begins, and says nothing")
     func interiorTouch() {
         var engine = Engine(configuration: .default)
-        let events = engine.play(.path(points: [(0, 0.5, 0.5), (300, 0.9, 0.5)]), on: TestDevices.cintiq)
+        let events = engine.play(.path(on: TestDevices.cintiq, points: [(0, 0.5, 0.5), (300, 0.9, 0.5)]), on: TestDevices.cintiq)
         #expect(events.gestures.isEmpty)
         #expect(events.transitions.isEmpty)
-    }
-
-    @Test("a corner start is resolved by the first motion; sliding along either edge fails", arguments: [
-        // On the 345.6 x 194.4 mm Cintiq: 25 degrees off the left normal, and 25 degrees off the top normal.
-        (0.5, 0.415, Edge?.some(.left)), (0.157, 0.6, Edge?.some(.top)),
-        // Parallel to the top edge, and to the left edge: a slide along an edge, as on a touchpad edge scroll.
-        (0.6, 0.0, nil), (0.0, 0.6, nil),
-    ])
-    func cornerStart(_ dx: Double, _ dy: Double, _ expected: Edge?) {
-        var engine = Engine(configuration: .default)
-        let script = FingerScript.path(points: [(0, 0.003, 0.003), (400, 0.003 + dx, 0.003 + dy), (700, 0.003 + dx, 0.003 + dy)])
-        let events = engine.play(script, on: TestDevices.cintiq)
-        if let expected {
-            #expect(events.gestures.first?.state == .began)
-            #expect(events.gestures.first?.edge == expected)
-            #expect(events.terminalPhases == [.completed])
-        } else {
-            #expect(events.gestureStates == [.failed])
-            #expect(events.transitions.isEmpty)
-        }
     }
 
     @Test("a touch lifted before beginning fails")
     func liftBeforeBeginning() {
         var engine = Engine(configuration: .default)
-        let events = engine.play(.path(points: [(0, 0.003, 0.5), (30, 0.004, 0.5)]), on: TestDevices.cintiq)
+        let events = engine.play(.path(on: TestDevices.cintiq, points: [(0, 0.003, 0.5), (30, 0.004, 0.5)]), on: TestDevices.cintiq)
         #expect(events.gestureStates == [.failed])
+        #expect(events.gestures.first?.failure == .lifted)
         #expect(events.transitions.isEmpty)
     }
 
-    @Test("a binding that cannot apply leaves the touch alone")
-    func inapplicableBinding() {
+    @Test("an edge with no binding at all never begins, and says nothing")
+    func unboundEdge() {
         var config = EngineConfiguration.default
         config.bindings = [Binding(edge: .left, container: "app", operation: .pop)]
         var engine = Engine(configuration: config)
-        let events = engine.play(.edgeSwipe(.left, travel: 0.7), on: TestDevices.cintiq)
-        #expect(events.gestures.isEmpty, "pop at the root: the recognizer never begins")
+        let events = engine.play(.edgeSwipe(.right, travel: 0.7, on: TestDevices.cintiq), on: TestDevices.cintiq)
+        #expect(events.gestures.isEmpty)
         #expect(events.transitions.isEmpty)
     }
 
     @Test("the percent follows the finger over the reference length")
     func percentFollowsFinger() {
         var engine = Engine(configuration: .default)
-        let events = engine.play(.edgeSwipe(.left, travel: 0.4, release: .atRest), on: TestDevices.cintiq)
+        let events = engine.play(.edgeSwipe(.left, travel: 0.4, on: TestDevices.cintiq, release: .atRest), on: TestDevices.cintiq)
         // The Cintiq is 345.6 mm wide; the reference is capped at 250 mm: 0.4 of the width is 138.2 mm = 55 %.
         let interactive = events.transitions.filter { $0.phase == .changed }
         let expected = (0.4) * 345.6 / 250
@@ -132,7 +117,7 @@ struct EngineSwipeTests {
     @Test("there is no jump in percent or velocity at release")
     func continuousRelease() throws {
         var engine = Engine(configuration: .default)
-        let events = engine.play(.edgeSwipe(.left, travel: 0.3, durationMS: 200, release: .whileMoving), on: TestDevices.nexus4)
+        let events = engine.play(.edgeSwipe(.left, travel: 0.3, on: TestDevices.nexus4, durationMS: 200, release: .whileMoving), on: TestDevices.nexus4)
         let transitions = events.transitions
         let releaseIndex = try #require(transitions.firstIndex { $0.phase == .finishing || $0.phase == .cancelling })
         let release = transitions[releaseIndex]
@@ -148,8 +133,8 @@ struct EngineSwipeTests {
 
     @Test("a second finger landing mid-gesture does not move the tracked point")
     func secondFinger() {
-        let first = FingerScript.edgeSwipe(.left, travel: 0.5)
-        let second = FingerScript.path(id: 1, startMS: 100, points: [(0, 0.5, 0.9), (200, 0.1, 0.1)])
+        let first = FingerScript.edgeSwipe(.left, travel: 0.5, on: TestDevices.cintiq)
+        let second = FingerScript.path(finger: 1, on: TestDevices.cintiq, startMS: 100, points: [(0, 0.5, 0.9), (200, 0.1, 0.1)])
         var engine = Engine(configuration: .default)
         let events = engine.play(first + second, on: TestDevices.cintiq)
         var alone = Engine(configuration: .default)
@@ -161,7 +146,8 @@ struct EngineSwipeTests {
 
     @Test("the same input gives the same output")
     func deterministic() {
-        let script = FingerScript.edgeSwipe(.right, travel: 0.6) + FingerScript.edgeSwipe(.top, travel: 0.2, startMS: 2000)
+        let script = FingerScript.edgeSwipe(.right, travel: 0.6, on: TestDevices.cintiq)
+            + FingerScript.edgeSwipe(.top, travel: 0.2, on: TestDevices.cintiq, startMS: 2000)
         var a = Engine(configuration: .default)
         var b = Engine(configuration: .default)
         #expect(a.play(script, on: TestDevices.cintiq) == b.play(script, on: TestDevices.cintiq))

@@ -1,3 +1,4 @@
+import EdgeSwipeFingerScript
 import Testing
 @testable import EdgeSwipeCore
 
@@ -12,10 +13,10 @@ struct InterruptionTests {
         (0.4, 0.0, [Phase.began, .changed, .finishing, .changed, .finishing, .completed]),
     ])
     func regrabDuringRunOut(_ firstTravel: Double, _ secondTravel: Double, _ expected: [Phase]) throws {
-        let release = FingerScript.edgeSwipe(.left, travel: firstTravel)
-        let releaseMS = release.steps.last?.atMS ?? 0
+        let release = FingerScript.edgeSwipe(.left, travel: firstTravel, on: TestDevices.cintiq)
+        let releaseMS = Double(release.end.value) / 1000
         let regrab = FingerScript.path(
-            id: 1, startMS: releaseMS + 60,
+            finger: 1, on: TestDevices.cintiq, startMS: releaseMS + 60,
             points: [(0, 0.002, 0.4), (300, 0.002 + secondTravel, 0.4), (600, 0.002 + secondTravel, 0.4)])
         var engine = Engine(configuration: .default)
         let events = engine.play(release + regrab, on: TestDevices.cintiq)
@@ -34,11 +35,10 @@ struct InterruptionTests {
     @Test("a device removed mid-gesture cancels, and is reported")
     func deviceRemoved() {
         var engine = Engine(configuration: .default)
-        var events = engine.play(.edgeSwipe(.left, travel: 0.7, release: .atRest), on: TestDevices.cintiq, settle: false)
+        var events = engine.play(.edgeSwipe(.left, travel: 0.7, on: TestDevices.cintiq, release: .atRest), on: TestDevices.cintiq, settle: false)
         // Cut the script short: remove before the finger lifts.
         var partial = Engine(configuration: .default)
-        var script = FingerScript.edgeSwipe(.left, travel: 0.7)
-        script.steps.removeLast(10)
+        let script = FingerScript.edgeSwipe(.left, travel: 0.7, on: TestDevices.cintiq).cut(at: .milliseconds(300))
         events = partial.play(script, on: TestDevices.cintiq, settle: false)
         partial.removeDevice(TestDevices.cintiq.id, at: MonotonicInstant(microseconds: 3_000_000), into: &events)
         partial.tickUntilSettled(into: &events)
@@ -52,8 +52,7 @@ struct InterruptionTests {
     @Test("lost events (SYN_DROPPED) mid-gesture cancel")
     func eventsLost() {
         var engine = Engine(configuration: .default)
-        var script = FingerScript.edgeSwipe(.top, travel: 0.7)
-        script.steps.removeLast(10)
+        let script = FingerScript.edgeSwipe(.top, travel: 0.7, on: TestDevices.cintiq).cut(at: .milliseconds(300))
         var events = engine.play(script, on: TestDevices.cintiq, settle: false)
         engine.eventsLost(on: TestDevices.cintiq.id, at: MonotonicInstant(microseconds: 3_000_000), into: &events)
         engine.tickUntilSettled(into: &events)
@@ -117,8 +116,7 @@ struct InterruptionTests {
     @Test("cancelAll ends every transition with its terminal event")
     func cancelAll() throws {
         var engine = Engine(configuration: .default)
-        var script = FingerScript.edgeSwipe(.right, travel: 0.7)
-        script.steps.removeLast(10)
+        let script = FingerScript.edgeSwipe(.right, travel: 0.7, on: TestDevices.cintiq).cut(at: .milliseconds(300))
         var events = engine.play(script, on: TestDevices.cintiq, settle: false)
         try engine.request(.present(scene: "s", style: .custom, frame: nil), in: "overlay", at: MonotonicInstant(microseconds: 1_100_000), into: &events)
         engine.cancelAll(at: MonotonicInstant(microseconds: 1_200_000), into: &events)

@@ -1,3 +1,4 @@
+import EdgeSwipeFingerScript
 import Testing
 @testable import EdgeSwipeCore
 
@@ -61,7 +62,7 @@ struct LifecycleTests {
         let config = EngineConfiguration(
             containers: [c.container], bindings: [Binding(edge: .left, container: "c", operation: c.operation)])
         var engine = Engine(configuration: config)
-        let events = engine.play(.edgeSwipe(.left, travel: commit ? 0.6 : 0.2), on: TestDevices.nexus4)
+        let events = engine.play(.edgeSwipe(.left, travel: commit ? 0.6 : 0.2, on: TestDevices.nexus4), on: TestDevices.nexus4)
         #expect(events.terminalPhases == [commit ? .completed : .cancelled])
         #expect(events.lifecycleLines == c.atStart + (commit ? c.completed : c.cancelled))
         // Lifecycle events come before the terminal event, and nothing about the transition follows it.

@@ -84,9 +84,40 @@ struct RealRecordingTests {
         let check = StreamCheck(replay([recording]).events)
         #expect(check.problems == [])
         #expect(!check.beganGestures.contains { $0.edge == .right }, "a slide along the right edge is not a right-edge swipe")
-        // It lands in the top-right corner (2 % from the top, 1.9 % from the right) and slides down: parallel to
-        // the right edge, so it is not a top-edge swipe either.
+        // It lands in the top-right corner (2.1 % from the top, 1.9 % from the right, inside both 5 % zones of a pad
+        // that reports no size) and slides down. That motion is inward for the top edge, which alone would begin a
+        // top-edge swipe; it fails because it runs along the right edge, where touchpads scroll.
         #expect(check.beganGestures.isEmpty)
+        #expect(check.gestures.map(\.state) == [.failed])
+        #expect(check.gestures.first?.failure == .edgeScroll)
+        #expect(check.gestures.first?.edge == .right)
+    }
+
+    /// The hp8470p recordings report positions past their minimum and maximum (the edge scroll runs off the top,
+    /// the two-finger scroll off the left and the bottom), the bcm5974's axes have negative minimums: every
+    /// touch decodes onto the surface, and the stream's numbers stay finite (StreamCheck checks every recording).
+    @Test(arguments: [
+        "evemu-devices/SynPS2 Synaptics TouchPad.hp8470p.edge-scroll-vertical.events",
+        "evemu-devices/SynPS2 Synaptics TouchPad.hp8470p.two-finger-scroll-horizontal.events",
+        "evemu-devices/bcm5974.three-finger-click.events",
+    ])
+    func outOfRangeAndNegativeMinimums(_ file: String) throws {
+        let recording = try Recording.load(path: Fixtures.recording(file))
+        let device = try #require(recording.devices.first)
+        let axes = [EvdevAbs.x, EvdevAbs.y, EvdevAbs.mtPositionX, EvdevAbs.mtPositionY]
+        let outside = device.events.filter { e in
+            guard e.type == EvdevType.abs, axes.contains(e.code), let a = device.description.absInfo[e.code] else { return false }
+            return e.value < a.minimum || e.value > a.maximum
+        }
+        let negative = device.description.absInfo.values.contains { $0.minimum < 0 }
+        #expect(!outside.isEmpty || negative, "\(file) has neither out-of-range values nor negative minimums")
+        var player = RecordingPlayer(recordings: [recording])
+        while let step = player.next() {
+            guard case .frame(let frame) = step.input else { continue }
+            #expect(frame.touches.allSatisfy { (0...1).contains($0.position.x) && (0...1).contains($0.position.y) })
+        }
+        let check = StreamCheck(replay([recording]).events)
+        #expect(check.problems == [])
     }
 
     /// INDEX.md: "2 fingers land at the left edge (x 1-1.5%) and sweep right across 98% of the width".

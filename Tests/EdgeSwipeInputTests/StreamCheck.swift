@@ -26,6 +26,15 @@ struct StreamCheck {
             case .gesture(let g):
                 check(g.time, "gesture \(g.state)")
                 gestures.append(g)
+                let numbers = [g.location.x, g.location.y, g.translation.x, g.translation.y, g.velocity.x, g.velocity.y]
+                    + [g.overscroll?.value, g.overscrollMM?.value].compactMap { $0 }
+                if !numbers.allSatisfy(\.isFinite) { problems.append("gesture \(g.state) on \(g.device) carries a number that is not finite") }
+                if !(0...1).contains(g.location.x) || !(0...1).contains(g.location.y) {
+                    problems.append("gesture \(g.state) on \(g.device) at \(g.location), off the surface")
+                }
+                if g.blocked != nil && g.transition != nil { problems.append("blocked gesture on \(g.device) drives a transition") }
+                if let o = g.overscroll, o < .zero || o > Percent(0.05) { problems.append("overscroll \(o) outside the band") }
+                if let a = g.animation, a.percent(at: a.end) != .zero { problems.append("the rubber band does not spring back to 0") }
                 switch g.state {
                 case .began:
                     if inFlight[g.device] != nil { problems.append("gesture began on \(g.device) while one was in flight") }
@@ -35,7 +44,7 @@ struct StreamCheck {
                 case .ended, .cancelled:
                     if inFlight[g.device] == nil { problems.append("gesture \(g.state) on \(g.device) with none in flight") }
                     inFlight[g.device] = nil
-                case .possible, .failed:
+                case .failed:
                     if inFlight[g.device] != nil { problems.append("gesture \(g.state) on \(g.device) while one was in flight") }
                 }
             case .transition(let t):
@@ -54,6 +63,12 @@ struct StreamCheck {
                 if t.phase.isTerminal { terminals[t.id, default: []].append(t.phase) }
             case .lifecycle(let l):
                 check(l.time, "lifecycle")
+            case .presentation(let p):
+                check(p.time, "presentation")
+                if !began.contains(p.transition) { problems.append("presentation \(p.phase) for a transition that never began") }
+            case .interaction(let i):
+                check(i.time, "interaction")
+                if !began.contains(i.transition) { problems.append("interaction \(i.phase) for a transition that never began") }
             case .state(let s):
                 check(s.time, "state")
             case .trace:

@@ -1,15 +1,8 @@
 import EdgeSwipeCore
 import EdgeSwipeProtocol
+import EdgeSwipeSystem
 import Foundation
-import Glibc
 import Testing
-
-/// CPU time of this thread, so that a loaded machine does not distort the rate.
-func threadCPUSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
 
 /// Encoding throughput, for `EDGESWIPE_BENCHMARK=1 swift test -c release --filter EncodingBenchmark`.
 @Suite("Encoding benchmark", .serialized, .enabled(if: ProcessInfo.processInfo.environment["EDGESWIPE_BENCHMARK"] != nil, "set EDGESWIPE_BENCHMARK=1 to run"))
@@ -34,7 +27,7 @@ struct EncodingBenchmark {
         var firstPass: [UInt8] = []
         let passes = max(1, 2_000_000 / Self.events.count)
         var bytes = 0
-        let start = threadCPUSeconds()
+        let start = ThreadCPUClock.seconds()
         for pass in 0..<passes {
             for e in Self.events {
                 out.removeAll(keepingCapacity: true)
@@ -62,7 +55,7 @@ struct EncodingBenchmark {
         var lines = 0
         var bytes = 0
         var seq: UInt64 = 1
-        let start = threadCPUSeconds()
+        let start = ThreadCPUClock.seconds()
         for pass in 0..<passes {
             batch.removeAll()
             out.removeAll(keepingCapacity: true)
@@ -95,7 +88,7 @@ struct EncodingBenchmark {
     }
 
     func report(_ name: String, messages: Int, bytes: Int, since start: Double) {
-        let seconds = threadCPUSeconds() - start
+        let seconds = ThreadCPUClock.seconds() - start
         let line = String(
             format: "%@: %d messages in %.3f s of CPU = %.0f messages/s, %.1f MB/s, %.0f bytes/message",
             name, messages, seconds, Double(messages) / seconds, Double(bytes) / seconds / 1e6, Double(bytes) / Double(messages))

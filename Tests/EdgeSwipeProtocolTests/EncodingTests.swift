@@ -29,6 +29,12 @@ struct EncodingTests {
         #expect(events.contains { if case .lifecycle = $0 { true } else { false } })
         #expect(events.contains { if case .device(let d) = $0 { d.change == .removed } else { false } })
         #expect(events.contains { if case .state = $0 { true } else { false } })
+        #expect(events.gestures.contains { $0.blocked != nil && $0.overscroll != nil && $0.state == .changed })
+        #expect(events.gestures.contains { $0.blocked != nil && $0.animation != nil })
+        #expect(events.gestures.contains { $0.failure != nil })
+        #expect(events.contains { if case .presentation(let p) = $0 { p.phase == .willBegin } else { false } })
+        #expect(events.contains { if case .presentation(let p) = $0 { p.completed == true } else { false } })
+        #expect(events.contains { if case .interaction(let i) = $0 { i.cancelled == false } else { false } })
     }
 
     @Test("one line per sent event, seq from 1 without gaps, every line decodes to the event it encodes")
@@ -79,6 +85,21 @@ struct EncodingTests {
             #expect(m.edge == e.edge && m.state == e.state && m.device == e.device.rawValue && m.deviceKind == e.deviceKind)
             #expect(m.fingers == e.fingers && m.transition == e.transition?.rawValue && m.progress == (e.state == .changed))
             #expect(close(m.location.x, e.location.x) && close(m.translationMM.x, e.translation.x) && close(m.velocityMMPerS.y, e.velocity.y))
+            #expect(m.blocked == e.blocked?.rawValue && m.reason == e.failure?.rawValue)
+            #expect(m.overscroll.map { close($0, e.overscroll?.value ?? .nan) } ?? (e.overscroll == nil))
+            #expect(m.overscrollMM.map { close($0, e.overscrollMM?.value ?? .nan) } ?? (e.overscrollMM == nil))
+            #expect((m.animation == nil) == (e.animation == nil))
+            if let a = m.animation, let spec = e.animation {
+                #expect(a.timing == "spring" && a.toPercent == 0 && a.endTimeUS == spec.end.microseconds)
+                #expect(m.overscroll(atTimeUS: a.endTimeUS) == 0, "a client draws the bounce back to exactly 0")
+            }
+        case (.presentation(let e), .presentation(let m)):
+            #expect(m.transition == e.transition.rawValue && m.container == e.container && m.kind == e.kind && m.phase == e.phase)
+            #expect(m.completed == e.completed && m.presented == e.presented && m.presenting == e.presenting)
+            #expect(m.style == e.style && close(m.frame, e.frame))
+        case (.interaction(let e), .interaction(let m)):
+            #expect(m.transition == e.transition.rawValue && m.container == e.container && m.phase == e.phase)
+            #expect(m.cancelled == e.cancelled && close(m.percent, e.percent.value) && close(m.velocity, e.velocity.value))
         case (.lifecycle(let e), .lifecycle(let m)):
             #expect(m.transition == e.transition.rawValue && m.container == e.container && m.scene == e.scene && m.event == e.kind)
         case (.state(let s), .state(let m)):
@@ -124,7 +145,7 @@ struct EncodingTests {
                 #expect(message.role == expected)
             case .gesture(let g):
                 #expect(message.role == (g.state == .changed ? .progress(.gesture(g.device)) : .essential))
-            case .lifecycle, .state, .device, .trace:
+            case .lifecycle, .presentation, .interaction, .state, .device, .trace:
                 #expect(message.role == .essential)
             }
         }

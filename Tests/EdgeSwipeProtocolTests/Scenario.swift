@@ -1,4 +1,5 @@
 import EdgeSwipeCore
+import EdgeSwipeFingerScript
 import EdgeSwipeProtocol
 
 /// Engine runs that produce every kind of event the protocol carries. Events come from the real engine (the
@@ -23,8 +24,11 @@ enum Scenario {
             config: ConfigSummary(configuration: configuration, source: "built-in"), state: engine.snapshot)
     }
 
-    /// A swipe from the left edge (previous tab), a pushed scene on a spring, a custom presentation (dimming), a
-    /// custom container's show, a pop cancelled by shutdown, and the device going away.
+    /// A swipe from the left edge (previous tab, with the coordinator's interaction end), a second one with
+    /// nowhere to go (a blocked gesture with its rubber band and spring back), a slide along the edge (a failed
+    /// gesture with its reason), a pushed scene on a spring, a custom presentation (dimming, and the presentation
+    /// controller's callbacks), a custom container's show, a pop cancelled by shutdown, and the device going
+    /// away.
     static func everything() -> (events: [EngineEvent], initial: ServerSnapshot, final: ServerSnapshot) {
         var engine = Engine(configuration: configuration)
         let initial = snapshot(engine)
@@ -32,6 +36,10 @@ enum Scenario {
         var t: UInt64 = 1_000_000
         engine.addDevice(screen, at: at(t), into: &events)
         t = swipe(&engine, from: NormalizedPoint(x: 0.004, y: 0.5), to: NormalizedPoint(x: 0.7, y: 0.52), startingAt: t + 10_000, into: &events)
+        t = settle(&engine, into: &events) + 10_000
+        // The first tab now: the left edge's bindings (pop the app, previous tab) cannot run.
+        t = swipe(&engine, from: NormalizedPoint(x: 0.004, y: 0.5), to: NormalizedPoint(x: 0.3, y: 0.5), startingAt: t, into: &events)
+        t = swipe(&engine, from: NormalizedPoint(x: 0.004, y: 0.3), to: NormalizedPoint(x: 0.004, y: 0.7), startingAt: t + 10_000, into: &events)
         t = settle(&engine, into: &events) + 10_000
         let spring = Animator(style: .slide, curve: .spring(response: .milliseconds(300)))
         _ = try! engine.request(.push(scene: "detail"), in: "app", animator: spring, at: at(t), into: &events)
@@ -49,22 +57,18 @@ enum Scenario {
 
     static func at(_ us: UInt64) -> MonotonicInstant { MonotonicInstant(microseconds: us) }
 
-    /// One finger from `from` to `to` in 30 frames 8 ms apart, lifted while moving. Returns the last time.
+    /// One finger from `from` to `to` in 30 frames 8 ms apart, lifted while moving (scripted with
+    /// `EdgeSwipeFingerScript`). Returns the last time.
     static func swipe(
-        _ engine: inout Engine, device: DeviceID = screen.id, from: NormalizedPoint, to: NormalizedPoint,
+        _ engine: inout Engine, device: TouchDevice = screen, from: NormalizedPoint, to: NormalizedPoint,
         startingAt start: UInt64, frames: Int = 30, into events: inout [EngineEvent]
     ) -> UInt64 {
-        var t = start
-        engine.handle(TouchFrame(device: device, time: at(t), touches: [Touch(id: 0, phase: .down, position: from)]), into: &events)
-        for i in 1...frames {
-            t += 8000
-            let f = Double(i) / Double(frames)
-            let p = NormalizedPoint(x: from.x + (to.x - from.x) * f, y: from.y + (to.y - from.y) * f)
-            engine.handle(TouchFrame(device: device, time: at(t), touches: [Touch(id: 0, phase: .motion, position: p)]), into: &events)
-        }
-        t += 8000
-        engine.handle(TouchFrame(device: device, time: at(t), touches: [Touch(id: 0, phase: .up, position: to)]), into: &events)
-        return t
+        let a = device.units(x: from.x, y: from.y), b = device.units(x: to.x, y: to.y)
+        let script = FingerScript(stroke: Stroke(
+            from: a.x, a.y, moves: [Stroke.Move(to: b.x, b.y, frames: frames, durationUS: UInt64(frames) * 8000, easing: .linear)],
+            restUS: 8000))
+        for frame in script.frames(on: device, origin: at(start)) { engine.handle(frame, into: &events) }
+        return start + script.end.microsecondsValue
     }
 
     /// Ticks at each deadline the engine asks for until nothing animates. Returns the engine's time.
@@ -80,4 +84,8 @@ extension [EngineEvent] {
     var gestures: [GestureEvent] { compactMap { if case .gesture(let g) = $0 { g } else { nil } } }
     /// The events a client receives (trace events are not sent).
     var sent: [EngineEvent] { filter { if case .trace = $0 { false } else { true } } }
+}
+
+extension Microseconds {
+    var microsecondsValue: UInt64 { UInt64(max(0, value)) }
 }

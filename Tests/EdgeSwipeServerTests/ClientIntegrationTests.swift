@@ -2,6 +2,7 @@ import EdgeSwipeClient
 import EdgeSwipeCore
 import EdgeSwipeProtocol
 import EdgeSwipeServer
+import EdgeSwipeTestSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import EdgeSwipeProtocol
 import EdgeSwipeServer
+import EdgeSwipeTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -47,12 +48,11 @@ struct ConnectionLifetimeTests {
         }
         // Events keep flowing to nobody in particular while the departures are noticed.
         for batch in traffic.batches { server.publish(batch) }
-        let deadline = ContinuousClock.now + .seconds(30)
-        var statistics = server.statistics
-        while (statistics.accepted < count || statistics.connections > 0 || statistics.liveConnectionHandlers > 0) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-            statistics = server.statistics
+        _ = try await eventually(timeout: 30) {
+            let s = server.statistics
+            return s.accepted >= count && s.connections == 0 && s.liveConnectionHandlers == 0
         }
+        let statistics = server.statistics
         #expect(statistics.accepted == count)
         #expect(statistics.connections == 0, "connections still registered: \(statistics)")
         #expect(statistics.liveConnectionHandlers == 0, "closed connections still in memory: \(statistics)")

@@ -1,6 +1,7 @@
 import EdgeSwipeCore
 import EdgeSwipeProtocol
 @testable import EdgeSwipeServer
+import EdgeSwipeTestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -35,16 +36,6 @@ final class GatedHandler: EdgeSwipeRequestHandler, Sendable {
         }
         return .transition(TransitionID(9))
     }
-}
-
-/// Waits, polling, until `condition` holds (tests only).
-func eventually(timeout: Double = 20, _ condition: () -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + .seconds(timeout)
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    return true
 }
 
 @Suite("Hostile and careless clients")

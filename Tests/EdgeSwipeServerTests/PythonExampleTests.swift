@@ -1,5 +1,6 @@
 import EdgeSwipeProtocol
 import EdgeSwipeServer
+import EdgeSwipeTestSupport
 import Foundation
 import Testing
 

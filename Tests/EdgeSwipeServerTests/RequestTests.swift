@@ -1,6 +1,7 @@
 import EdgeSwipeCore
 import EdgeSwipeProtocol
 import EdgeSwipeServer
+import EdgeSwipeTestSupport
 import Glibc
 import Testing
 

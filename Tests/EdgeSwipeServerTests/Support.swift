@@ -1,28 +1,16 @@
 import EdgeSwipeCore
+import EdgeSwipeFingerScript
 import EdgeSwipeProtocol
 import EdgeSwipeServer
+import EdgeSwipeSystem
 import Foundation
 import Glibc
 import Logging
+import SystemPackage
 
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// A private temporary directory with a short path (Unix socket paths hold at most 107 bytes).
-final class TempDir: Sendable {
-    let path: String
-
-    init() throws {
-        var template = Array("/tmp/esw-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed: errno \(errno)") }
-        path = String(cString: made)
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
 /// Runs a blocking wait on its own thread, so that it never ties up the cooperative pool (where the server's
@@ -97,18 +85,8 @@ final class TestClient: @unchecked Sendable {
     private var reading = false
 
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
-        }
-        guard ok else {
-            let code = errno
-            Glibc.close(fd)
-            throw TestFailure("connect \(path): errno \(code)")
+        do { fd = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path)).rawValue } catch {
+            throw TestFailure("connect \(path): \(error)")
         }
     }
 
@@ -194,6 +172,8 @@ extension ServerMessage {
         case .gesture(let g): g.progress ? nil : "gesture \(g.device) \(g.edge) \(g.state)"
         case .transition(let t): t.progress ? nil : "transition \(t.id) \(t.operation) \(t.phase) \(t.percent)"
         case .lifecycle(let l): "lifecycle \(l.transition) \(l.scene) \(l.event)"
+        case .presentation(let p): "presentation \(p.transition) \(p.kind) \(p.phase) \(p.completed.map(String.init) ?? "-")"
+        case .interaction(let i): "interaction \(i.transition) \(i.phase) \(i.cancelled.map(String.init) ?? "-")"
         case .state(let s): "state " + s.containers.map { "\($0.name)=\($0.visible)" }.joined(separator: ",")
         case .device(let d): "device \(d.change) \(d.device.id)"
         case .config(let c): "config \(c.result) \(c.message)"
@@ -205,7 +185,7 @@ extension ServerMessage {
         switch self {
         case .gesture(let g): g.progress
         case .transition(let t): t.progress
-        case .hello, .lifecycle, .state, .device, .config, .reply, .error, .goodbye, .unknown: false
+        case .hello, .lifecycle, .presentation, .interaction, .state, .device, .config, .reply, .error, .goodbye, .unknown: false
         }
     }
 }
@@ -246,17 +226,18 @@ enum Traffic {
         step { e, ev in e.addDevice(device, at: MonotonicInstant(microseconds: t), into: &ev) }
         for i in 0..<count {
             let fromLeft = i % 2 == 0
-            let start = NormalizedPoint(x: fromLeft ? 0.005 : 0.995, y: 0.5)
-            let end = NormalizedPoint(x: fromLeft ? 0.75 : 0.25, y: 0.5)
+            let start = device.units(x: fromLeft ? 0.005 : 0.995, y: 0.5)
+            let end = device.units(x: fromLeft ? 0.75 : 0.25, y: 0.5)
             t += 20_000
-            step { e, ev in e.handle(TouchFrame(device: device.id, time: MonotonicInstant(microseconds: t), touches: [Touch(id: 0, phase: .down, position: start)]), into: &ev) }
-            for f in 1...motionFrames {
-                t += 8000
-                let x = start.x + (end.x - start.x) * Double(f) / Double(motionFrames)
-                step { e, ev in e.handle(TouchFrame(device: device.id, time: MonotonicInstant(microseconds: t), touches: [Touch(id: 0, phase: .motion, position: NormalizedPoint(x: x, y: 0.5))]), into: &ev) }
+            // One finger, scripted: it lands, moves for `motionFrames` frames 8 ms apart, and lifts 8 ms later.
+            let swipe = FingerScript(stroke: Stroke(
+                from: start.x, start.y,
+                moves: [Stroke.Move(to: end.x, end.y, frames: motionFrames, durationUS: UInt64(motionFrames) * 8000, easing: .linear)],
+                restUS: 8000))
+            for frame in swipe.frames(on: device, origin: MonotonicInstant(microseconds: t)) {
+                step { e, ev in e.handle(frame, into: &ev) }
             }
-            t += 8000
-            step { e, ev in e.handle(TouchFrame(device: device.id, time: MonotonicInstant(microseconds: t), touches: [Touch(id: 0, phase: .up, position: end)]), into: &ev) }
+            t += UInt64(swipe.end.value)
             while let deadline = engine.nextDeadline {
                 step { e, ev in e.tick(at: deadline, into: &ev) }
             }

@@ -1,23 +1,14 @@
 import EdgeSwipeServer
+import EdgeSwipeSystem
+import EdgeSwipeTestSupport
 import Foundation
 import Glibc
+import SystemPackage
 import Testing
 
-/// A bound Unix socket made with plain system calls: a stand-in for systemd's sockets.
-func makeSocket(_ type: Int32, at path: String, listening: Bool) throws -> Int32 {
-    let fd = socket(AF_UNIX, type | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    var bytes = Array(path.utf8)
-    let abstract = bytes.first == UInt8(ascii: "@")
-    if abstract { bytes[0] = 0 }
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-    let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 0 : 1))
-    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 } }
-    guard bound else { throw TestFailure("bind \(path): errno \(errno)") }
-    if listening { guard listen(fd, 16) == 0 else { throw TestFailure("listen: errno \(errno)") } }
-    return fd
+/// A bound Unix socket (listening, if asked): a stand-in for systemd's sockets.
+func makeSocket(_ kind: FileDescriptor.UnixSocketKind, at path: String, listening: Bool) throws -> Int32 {
+    try FileDescriptor.boundUnixSocket(kind, at: UnixSocketAddress(path), backlog: listening ? 16 : nil).rawValue
 }
 
 @Suite("Socket file, activation and notification")
@@ -27,7 +18,7 @@ struct SystemdTests {
         let dir = try TempDir()
         let path = dir.file("s.sock")
         // A stale socket: bound, never listened on, closed; the file stays behind.
-        close(try makeSocket(Int32(SOCK_STREAM.rawValue), at: path, listening: false))
+        close(try makeSocket(.stream, at: path, listening: false))
         #expect(access(path, F_OK) == 0)
         let server = try TestServer.start(TestServer.configuration(path))
         var st = stat()
@@ -53,7 +44,7 @@ struct SystemdTests {
     func adoptsListeningDescriptor() async throws {
         let dir = try TempDir()
         let path = dir.file("activated.sock")
-        let fd = try makeSocket(Int32(SOCK_STREAM.rawValue), at: path, listening: true)
+        let fd = try makeSocket(.stream, at: path, listening: true)
         #expect(SocketActivation.path(of: fd) == path)
         let server = try TestServer.start(ServerConfiguration(listener: .fileDescriptor(fd), serverVersion: "edgeswiped test"))
         #expect(server.socketPath == path)
@@ -93,9 +84,9 @@ struct SystemdTests {
     @Test("descriptors that are not listening Unix stream sockets are refused with the reason")
     func refusesOtherDescriptors() throws {
         let dir = try TempDir()
-        let datagram = try makeSocket(Int32(SOCK_DGRAM.rawValue), at: dir.file("d.sock"), listening: false)
+        let datagram = try makeSocket(.datagram, at: dir.file("d.sock"), listening: false)
         defer { close(datagram) }
-        let idle = try makeSocket(Int32(SOCK_STREAM.rawValue), at: dir.file("i.sock"), listening: false)
+        let idle = try makeSocket(.stream, at: dir.file("i.sock"), listening: false)
         defer { close(idle) }
         let file = open("/dev/null", O_RDONLY)
         defer { close(file) }
@@ -139,7 +130,7 @@ struct SystemdTests {
     func notify(_ abstract: Bool) throws {
         let dir = try TempDir()
         let name = abstract ? "@edgeswipe-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))" : dir.file("notify")
-        let receiver = try makeSocket(Int32(SOCK_DGRAM.rawValue), at: name, listening: false)
+        let receiver = try makeSocket(.datagram, at: name, listening: false)
         defer { close(receiver) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(receiver, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

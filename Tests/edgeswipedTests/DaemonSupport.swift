@@ -1,5 +1,7 @@
+import EdgeSwipeSystem
 import Foundation
 import Glibc
+import SystemPackage
 import Testing
 
 /// A real `edgeswiped` subprocess; its log goes to a file so a full pipe can never stall it.
@@ -49,6 +51,19 @@ final class DaemonProcess {
         return daemon
     }
 
+    /// The same with the configuration `config`, written to `dir/c.toml` (returned, for tests that change it).
+    static func holdingDemo(in dir: URL, config: String, _ arguments: [String] = []) throws -> (DaemonProcess, URL) {
+        let file = try writeConfig(config, in: dir)
+        return (try holdingDemo(in: dir, ["--config", file.path] + arguments), file)
+    }
+
+    /// Writes `text` to `dir/c.toml`.
+    static func writeConfig(_ text: String, in dir: URL) throws -> URL {
+        let file = dir.appendingPathComponent("c.toml")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
     /// Waits until the socket accepts connections.
     func waitUntilListening(timeoutSeconds: Double = 30) throws {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
@@ -96,18 +111,8 @@ final class LineClient {
     init(path: String) throws {
         // A daemon that closes on us must fail a write, not kill the test runner.
         signal(SIGPIPE, SIG_IGN)
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw DaemonTestError("socket: \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard rc == 0 else {
-            Glibc.close(fd)
-            throw DaemonTestError("connect \(path): \(String(cString: strerror(errno)))")
+        do { fd = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path)).rawValue } catch {
+            throw DaemonTestError("connect \(path): \(error)")
         }
     }
 

@@ -80,10 +80,8 @@ struct DaemonTests {
     func controlVersusReadOnly() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("c.toml")
         // We may read (our own uid is the default reader), but only uid 4242 may control.
-        try "[access]\ncontrol_uids = [4242]\n".write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path])
+        let (daemon, _) = try DaemonProcess.holdingDemo(in: dir, config: "[access]\ncontrol_uids = [4242]\n")
         let client = try LineClient(path: daemon.socketPath)
         let hello = client.messages(until: { $0.type == "hello" }).last
         #expect((hello?["access"] as? [String: Any])?["control"] as? Bool == false)
@@ -116,11 +114,9 @@ struct DaemonTests {
     func peerRejected() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("c.toml")
         // Only uid 4242 may connect: the test's own uid (the daemon's too) is not in the list.
-        try "[access]\nread_uids = [4242]\n".write(to: config, atomically: true, encoding: .utf8)
         // Listening means accepting: the probe connection is refused like any other.
-        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path])
+        let (daemon, _) = try DaemonProcess.holdingDemo(in: dir, config: "[access]\nread_uids = [4242]\n")
         let client = try LineClient(path: daemon.socketPath)
         // The daemon closes the connection: end of stream, with no byte before it (a read that merely timed out
         // would leave `closedByPeer` false).
@@ -160,32 +156,12 @@ struct DaemonTests {
     func notify() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let notifyPath = dir.appendingPathComponent("notify").path
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in notifyPath.utf8.enumerated() { raw[i] = b } }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        #expect(bound == 0)
-        let daemon = try DaemonProcess.holdingDemo(in: dir, environment: ["NOTIFY_SOCKET": notifyPath], waitUntilListening: false)
-        func datagrams(until marker: String) -> String {
-            var all = ""
-            let deadline = Date().addingTimeInterval(30)
-            while !all.contains(marker) && Date() < deadline {
-                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                guard poll(&p, 1, 500) > 0 else { continue }
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                let n = recv(fd, &buffer, buffer.count, 0)
-                if n > 0 { all += String(decoding: buffer[..<n], as: UTF8.self) + "\n" }
-            }
-            return all
-        }
-        let ready = datagrams(until: "READY=1")
-        #expect(ready.contains("READY=1"))
-        #expect(ready.contains("STATUS="))
+        let notify = try NotifyListener(path: dir.appendingPathComponent("notify").path)
+        let daemon = try DaemonProcess.holdingDemo(in: dir, environment: ["NOTIFY_SOCKET": notify.path], waitUntilListening: false)
+        #expect(notify.wait(for: "READY=1", timeoutSeconds: 30))
+        #expect(notify.received.contains("STATUS="))
         daemon.signal(SIGTERM)
-        #expect(datagrams(until: "STOPPING=1").contains("STOPPING=1"))
+        #expect(notify.wait(for: "STOPPING=1", timeoutSeconds: 30))
         #expect(daemon.waitForExit() == 0)
     }
 
@@ -193,9 +169,7 @@ struct DaemonTests {
     func reload() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("c.toml")
-        try "[daemon]\ntick_hz = 60\n".write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path])
+        let (daemon, config) = try DaemonProcess.holdingDemo(in: dir, config: "[daemon]\ntick_hz = 60\n")
         let client = try LineClient(path: daemon.socketPath)
         _ = client.messages(until: { $0.type == "hello" })
         try "[touchscreen]\nedge_zone_mm = 45\n".write(to: config, atomically: true, encoding: .utf8)

@@ -1,5 +1,10 @@
+import EdgeSwipeCore
+import EdgeSwipeFingerScript
+import EdgeSwipeInput
+import EdgeSwipeSystem
 import Foundation
 import Glibc
+import SystemPackage
 import Testing
 
 // Helpers for HardeningTests and the soak (issue 7): recordings made for faults, /proc readings, other users,
@@ -23,16 +28,6 @@ enum Hardening {
         return false
     }
 
-    /// Waits until `condition` holds, polling (tests only).
-    static func wait(timeoutSeconds: Double = 20, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeoutSeconds)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return condition()
-    }
-
     /// The resident set size in kB and the open descriptors of a process, from /proc.
     static func resources(of pid: Int32) -> (rssKB: Int, fds: Int)? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
@@ -42,45 +37,29 @@ enum Hardening {
         return (rss, fds)
     }
 
-    /// The demo recording cut down for the device-removal fault: the first swipe (left edge) whole, then the same
-    /// swipe again one second later, cut off in its middle. The recording ends there, so the replay removes its
-    /// device while the second swipe drives a transition; with `--loop` the device comes back (a replug) and the
-    /// first swipe runs again.
+    /// The demo's first swipe, scripted, for the device-removal fault: the swipe whole, then the same swipe again
+    /// one second later, cut off in its middle (well past the hysteresis: a transition is running). The recording
+    /// ends there, so the replay removes its device while the second swipe drives a transition; with `--loop` the
+    /// device comes back (a replug) and the first swipe runs again. A frame-less `SYN_REPORT` 1.5 s before the
+    /// first touch starts each loop, so that the replugged device's first touch lands after the cancelled
+    /// transition has run back, instead of catching it.
     static func recordingEndingMidSwipe(in dir: URL) throws -> URL {
-        let text = try String(contentsOf: Paths.demo, encoding: .utf8)
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let header = lines.prefix { !$0.hasPrefix("E:") }
-        // Events without their comments: "E: sec.usec type code value".
-        let events = lines.filter { $0.hasPrefix("E:") }.map {
-            String($0.split(separator: "#", maxSplits: 1)[0]).trimmingCharacters(in: .whitespaces)
-        }
-        // The first swipe: up to the SYN_REPORT after the first BTN_TOUCH 0.
-        let lift = try #require(events.firstIndex { $0.hasSuffix(" 0001 014a 0000") })
-        let end = try #require(events[lift...].firstIndex { $0.hasSuffix(" 0000 0000 0000") })
-        let swipe = Array(events[...end])
-        // The second one: the same events one second later, with tracking id 2, cut at the SYN_REPORT nearest its
-        // middle (well past the recognizer's hysteresis: a transition is running).
-        let reports = swipe.indices.filter { swipe[$0].hasSuffix(" 0000 0000 0000") }
-        let cut = try #require(reports.first { $0 >= swipe.count / 2 })
-        func time(_ line: String) -> Double { Double(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0 }
-        let shift = time(swipe.last!) - time(swipe.first!) + 1.0
-        let shifted = swipe[...cut].map { line -> String in
-            var fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-            fields[1] = String(format: "%.6f", time(line) + shift)
-            if fields[2] == "0003" && fields[3] == "0039" && !fields[4].hasPrefix("-") { fields[4] = "0002" }
-            return fields.joined(separator: " ")
-        }
-        // A frame-less SYN_REPORT 1.5 s before the first touch (everything else moves 1.5 s later): a loop starts there, so the replugged device's first
-        // touch lands after the cancelled transition has run back, instead of catching it.
-        func delayed(_ line: String) -> String {
-            var fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-            fields[1] = String(format: "%.6f", time(line) + 1.5)
-            return fields.joined(separator: " ")
-        }
-        let lead = String(format: "E: %.6f 0000 0000 0000", time(swipe.first!))
+        let description = DemoRecording.device
+        let device = try description.touchDevice(id: DeviceID(1), path: "demo")
+        let demo = DemoRecording.swipes[0]
+        let swipe = EdgeSwipe(
+            edge: demo.edge, travel: demo.travel, duration: .milliseconds(Int64(demo.durationMS)),
+            release: .atRest(hold: .milliseconds(200)), along: demo.along, landing: .millimeters(DemoRecording.landingMM),
+            interval: Microseconds(Int64(DemoRecording.frameIntervalUS)))
+        let lead = Microseconds.milliseconds(500)
+        let first = FingerScript.edgeSwipe(swipe, on: device, trackingID: 1, start: lead + .milliseconds(1500))
+        let secondStart = first.end + .seconds(1)
+        let second = FingerScript.edgeSwipe(swipe, on: device, trackingID: 2, start: secondStart)
+            .cut(at: secondStart + Microseconds(swipe.duration.value / 2))
+        let events = [EvdevEvent.report(at: MonotonicInstant.zero.advanced(by: lead))]
+            + EvdevScriptRenderer.events(first + second, on: description)
         let url = dir.appendingPathComponent("ends-mid-swipe.evemu")
-        try (header + [lead] + (swipe + shifted).map(delayed)).joined(separator: "\n").appending("\n")
-            .write(to: url, atomically: true, encoding: .utf8)
+        try Evemu.write(description, events: events).write(to: url, atomically: true, encoding: .utf8)
         return url
     }
 
@@ -102,12 +81,9 @@ final class NotifyListener {
 
     init(path: String) throws {
         self.path = path
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
-        let rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        guard rc == 0 else { throw DaemonTestError("bind \(path): \(errno)") }
+        do { fd = try FileDescriptor.boundUnixSocket(.datagram, at: UnixSocketAddress(path)).rawValue } catch {
+            throw DaemonTestError("bind \(path): \(error)")
+        }
     }
 
     deinit { close(fd) }
@@ -136,9 +112,14 @@ extension LineClient {
         while offset < bytes.count && Date() < deadline {
             var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
             guard poll(&p, 1, 200) > 0 else { continue }
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            if n < 0 { if errno == EAGAIN || errno == EINTR { continue }; return false }
-            offset += n
+            let sent = bytes[offset...].withUnsafeBytes { rest in
+                Result { () throws(Errno) in try FileDescriptor(rawValue: fd).send(rest, flags: [.noSignal, .dontWait]) }
+            }
+            switch sent {
+            case .success(let n): offset += n
+            case .failure(.resourceTemporarilyUnavailable): continue
+            case .failure: return false
+            }
         }
         return offset == bytes.count
     }

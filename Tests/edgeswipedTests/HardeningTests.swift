@@ -1,3 +1,4 @@
+import EdgeSwipeTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -28,8 +29,7 @@ struct HardeningTests {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let recording = try Hardening.recordingEndingMidSwipe(in: dir)
-        let config = dir.appendingPathComponent("c.toml")
-        try Self.alternatingLeft.write(to: config, atomically: true, encoding: .utf8)
+        let config = try DaemonProcess.writeConfig(Self.alternatingLeft, in: dir)
         let daemon = try DaemonProcess(
             ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--replay", recording.path,
              "--loop", "--speed", "2", "--wait-for-clients", "1"], directory: dir)
@@ -69,8 +69,7 @@ struct HardeningTests {
     func invalidReloadKeepsOldConfiguration() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("c.toml")
-        try ("[daemon]\ntick_hz = 60\n\n" + Self.alternatingLeft).write(to: config, atomically: true, encoding: .utf8)
+        let config = try DaemonProcess.writeConfig("[daemon]\ntick_hz = 60\n\n" + Self.alternatingLeft, in: dir)
         let daemon = try DaemonProcess(
             ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--replay", Paths.demo.path,
              "--loop", "--speed", "2", "--wait-for-clients", "1"], directory: dir)
@@ -103,9 +102,7 @@ struct HardeningTests {
     func reloadWithParserCrasher(_ text: String) throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("c.toml")
-        try "[daemon]\ntick_hz = 60\n".write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path])
+        let (daemon, config) = try DaemonProcess.holdingDemo(in: dir, config: "[daemon]\ntick_hz = 60\n")
         let client = try LineClient(path: daemon.socketPath)
         _ = client.messages(until: { $0.type == "hello" })
         try text.write(to: config, atomically: true, encoding: .utf8)
@@ -140,7 +137,7 @@ struct HardeningTests {
 
         // Deleted again: bound again again (no one-shot).
         #expect(unlink(daemon.socketPath) == 0)
-        #expect(Hardening.wait { daemon.log.components(separatedBy: "recreated=2").count > 1 }, "\(daemon.log)")
+        #expect(waitUntil { daemon.log.components(separatedBy: "recreated=2").count > 1 }, "\(daemon.log)")
         #expect((try? LineClient(path: daemon.socketPath)) != nil)
 
         // Replaced by another file: reported, and that file is left alone (also at shutdown).
@@ -243,8 +240,7 @@ struct HardeningTests {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let stateDir = dir.appendingPathComponent("state")
-        let config = dir.appendingPathComponent("c.toml")
-        try Self.panesConfig.write(to: config, atomically: true, encoding: .utf8)
+        let config = try DaemonProcess.writeConfig(Self.panesConfig, in: dir)
         func start() throws -> DaemonProcess {
             let d = try DaemonProcess(
                 ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--state-dir", stateDir.path,
@@ -349,7 +345,7 @@ struct HardeningTests {
         #expect(names.contains { $0.hasPrefix("state.json.\(suffix)-") }, "\(names)")
         // Saving works again afterwards, into a fresh private file.
         #expect(Self.request(client, #"{"op":"select-tab","id":1,"container":"shell","index":0,"animated":false}"#, id: 1)?.type == "reply")
-        #expect(Hardening.wait { ((try? String(contentsOf: file, encoding: .utf8)) ?? "").contains(#""selected" : 0"#) })
+        #expect(waitUntil { ((try? String(contentsOf: file, encoding: .utf8)) ?? "").contains(#""selected" : 0"#) })
         var st = stat()
         #expect(lstat(file.path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG && st.st_mode & 0o777 == 0o600)
         daemon.signal(SIGTERM)
@@ -362,9 +358,7 @@ struct HardeningTests {
     func slowReaderCutOff() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("c.toml")
-        try "[daemon]\nstall_timeout_s = 2\n".write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path])
+        let (daemon, _) = try DaemonProcess.holdingDemo(in: dir, config: "[daemon]\nstall_timeout_s = 2\n")
         let good = try LineClient(path: daemon.socketPath)
         _ = good.messages(until: { $0.type == "hello" })
         let stalled = try LineClient(path: daemon.socketPath)
@@ -433,9 +427,7 @@ struct HardeningTests {
     func readOnlyOtherUserDenied() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("c.toml")
-        try "[access]\nread_uids = [\(Hardening.nobody)]\ncontrol_uids = [\(getuid())]\n".write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess.holdingDemo(in: dir, ["--config", config.path])
+        let (daemon, _) = try DaemonProcess.holdingDemo(in: dir, config: "[access]\nread_uids = [\(Hardening.nobody)]\ncontrol_uids = [\(getuid())]\n")
         chmod(daemon.socketPath, 0o666)
         let script = """
             import json, socket, sys
@@ -492,7 +484,7 @@ struct HardeningTests {
         let daemon = try DaemonProcess(
             ["--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir, socketName: "activated.sock",
             launcher: ["/usr/bin/systemd-socket-activate", "-l", path, "-E", "ASAN_OPTIONS", "-E", "LSAN_OPTIONS", "-E", "TSAN_OPTIONS"])
-        #expect(Hardening.wait(timeoutSeconds: 30) { FileManager.default.fileExists(atPath: path) }, "the launcher bound \(path)")
+        #expect(waitUntil(timeout: 30) { FileManager.default.fileExists(atPath: path) }, "the launcher bound \(path)")
         #expect(chmod(path, mode) == 0)
         try daemon.waitUntilListening()
         #expect(try LineClient(path: path).messages(until: { $0.type == "hello" }).last?.type == "hello")
@@ -509,8 +501,7 @@ struct HardeningTests {
         let stateDir = dir.appendingPathComponent("state")
         try FileManager.default.createDirectory(at: stateDir, withIntermediateDirectories: true)
         chmod(stateDir.path, 0o777)
-        let config = dir.appendingPathComponent("c.toml")
-        try "[daemon]\ntick_hz = 60\n".write(to: config, atomically: true, encoding: .utf8)
+        let config = try DaemonProcess.writeConfig("[daemon]\ntick_hz = 60\n", in: dir)
         chmod(config.path, 0o666)
         let daemon = try DaemonProcess(
             ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--state-dir", stateDir.path,

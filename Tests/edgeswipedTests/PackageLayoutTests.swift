@@ -13,7 +13,10 @@ struct PackageLayoutTests {
         let declared = pattern.matches(in: manifest, range: NSRange(manifest.startIndex..., in: manifest)).compactMap {
             Range($0.range(at: 1), in: manifest).map { String(manifest[$0]) }
         }
-        #expect(Set(declared) == ["CInput", "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeProtocol", "EdgeSwipeBenchSupport"])
+        #expect(Set(declared) == [
+            "CInput", "CSystemCalls", "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeSystem", "EdgeSwipeInput",
+            "EdgeSwipeProtocol", "EdgeSwipeBenchSupport",
+        ])
         let linked = root.appendingPathComponent("Benchmarks/Sources")
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: linked.path)) == Set(declared))
         for name in declared {

@@ -1,3 +1,4 @@
+import EdgeSwipeTestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -65,13 +66,6 @@ struct ProbeTests {
 }
 
 extension ProbeTests {
-    /// Writes `config` and starts the demo held back at its gate with it.
-    static func daemon(in dir: URL, config: String, _ arguments: [String] = []) throws -> (DaemonProcess, URL) {
-        let file = dir.appendingPathComponent("c.toml")
-        try config.write(to: file, atomically: true, encoding: .utf8)
-        return (try DaemonProcess.holdingDemo(in: dir, ["--config", file.path] + arguments), file)
-    }
-
     static func answer(_ client: LineClient, _ request: String, id: Int) -> [String: Any]? {
         client.send(request)
         return client.messages(until: { ($0.type == "reply" || $0.type == "error") && $0["id"] as? Int == id }, timeoutSeconds: 10)
@@ -85,7 +79,7 @@ extension ProbeTests {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let me = getuid()
-        let (daemon, config) = try Self.daemon(in: dir, config: "[access]\nread_uids = [\(me)]\ncontrol_uids = [\(me)]\n")
+        let (daemon, config) = try DaemonProcess.holdingDemo(in: dir, config: "[access]\nread_uids = [\(me)]\ncontrol_uids = [\(me)]\n")
         let client = try LineClient(path: daemon.socketPath)
         let hello = try #require(client.messages(until: { $0.type == "hello" }).last)
         #expect((hello["access"] as? [String: Any])?["control"] as? Bool == true)
@@ -126,7 +120,7 @@ extension ProbeTests {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let me = getuid()
-        let (daemon, config) = try Self.daemon(in: dir, config: "[access]\nread_uids = [\(me)]\ncontrol_uids = [\(me)]\n")
+        let (daemon, config) = try DaemonProcess.holdingDemo(in: dir, config: "[access]\nread_uids = [\(me)]\ncontrol_uids = [\(me)]\n")
         chmod(daemon.socketPath, 0o666)
         let before = try Hardening.runAsNobody(Self.firstLine, arguments: [daemon.socketPath])
         #expect(before.stdout == "closed\n", "\(before.stdout) \(before.stderr)")
@@ -147,11 +141,11 @@ extension ProbeTests {
     func maxClients() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (daemon, _) = try Self.daemon(in: dir, config: "[daemon]\nmax_clients = 3\n")
+        let (daemon, _) = try DaemonProcess.holdingDemo(in: dir, config: "[daemon]\nmax_clients = 3\n")
         // The start-up check's probe connection holds a place until the daemon has noticed it closed: take the
         // three places once they are all free.
         var clients: [LineClient] = []
-        #expect(Hardening.wait {
+        #expect(waitUntil {
             clients = (0..<3).compactMap { _ in try? LineClient(path: daemon.socketPath) }
             return clients.count == 3 && clients.allSatisfy { $0.readLine(timeoutSeconds: 10)?.contains(#""type":"hello""#) == true }
         }, "three clients are admitted")
@@ -161,7 +155,7 @@ extension ProbeTests {
         #expect(refused.first?["reason"] as? String == "too-many-clients")
         #expect(extra.closedByPeer)
         clients.removeFirst().close()
-        #expect(Hardening.wait {
+        #expect(waitUntil {
             guard let c = try? LineClient(path: daemon.socketPath) else { return false }
             return c.readLine(timeoutSeconds: 5)?.contains(#""type":"hello""#) == true
         }, "a place freed by a client that left is taken by the next")
@@ -174,8 +168,7 @@ extension ProbeTests {
     func stalledReaderTimesOut() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("c.toml")
-        try "[daemon]\nstall_timeout_s = 1\n".write(to: config, atomically: true, encoding: .utf8)
+        let config = try DaemonProcess.writeConfig("[daemon]\nstall_timeout_s = 1\n", in: dir)
         let daemon = try DaemonProcess(
             ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--replay", Paths.demo.path,
              "--loop", "--speed", "2", "--wait-for-clients", "2"], directory: dir)
@@ -231,7 +224,7 @@ extension ProbeTests {
             if m.type == "goodbye" { goodbye = m; return true }
             return answers == count
         }, timeoutSeconds: 180)
-        #expect(Hardening.wait(timeoutSeconds: 30) { sent.withLock { $0 } }, "every request was written")
+        #expect(waitUntil(timeout: 30) { sent.withLock { $0 } }, "every request was written")
         #expect(goodbye == nil, "not cut off: \(goodbye ?? [:])")
         #expect(answers == count && errors.isEmpty, "\(answers) answers; errors: \(errors.prefix(3))")
         #expect(!daemon.log.contains("client too slow"), "\(daemon.log.suffix(1000))")
@@ -447,7 +440,7 @@ extension ProbeTests {
             // -D: strace runs as a detached grandchild, so the process the test started (and signals) is the daemon.
             launcher: [Self.strace, "-D", "-f", "-o", "/dev/null", "-e", "trace=chmod,fchmodat", "-e", "inject=chmod,fchmodat:delay_enter=2000000"])
         // As soon as the socket exists, swap a symlink to the secret in for it.
-        #expect(Hardening.wait(timeoutSeconds: 30) {
+        #expect(waitUntil(timeout: 30) {
             var st = stat()
             return lstat(socket, &st) == 0 && st.st_mode & S_IFMT == S_IFSOCK
         }, "the daemon bound its socket: \(daemon.log)")
@@ -457,7 +450,7 @@ extension ProbeTests {
         #expect(symlink(target.path, link) == 0)
         #expect(rename(link, socket) == 0)
         // Whatever the daemon does next (it may notice the swap and refuse to serve), the secret keeps its mode.
-        _ = Hardening.wait(timeoutSeconds: 6) { daemon.log.contains("ready") || !daemon.process.isRunning }
+        _ = waitUntil(timeout: 6) { daemon.log.contains("ready") || !daemon.process.isRunning }
         #expect(stat(target.path, &st) == 0 && st.st_mode & 0o777 == 0o600, "the secret is \(String(st.st_mode & 0o777, radix: 8)) now")
         daemon.signal(SIGTERM)
         _ = daemon.waitForExit()
@@ -505,7 +498,7 @@ extension ProbeTests {
         #expect(lines <= 20, "\(lines) log lines: \(daemon.log.suffix(3000))")
         #expect(daemon.log.contains("binding it again in"), "the backoff is said: \(daemon.log.suffix(2000))")
         // Left alone, the daemon binds its path again within its backoff.
-        #expect(Hardening.wait(timeoutSeconds: 70) { (try? LineClient(path: path)) != nil }, "\(daemon.log.suffix(2000))")
+        #expect(waitUntil(timeout: 70) { (try? LineClient(path: path)) != nil }, "\(daemon.log.suffix(2000))")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
     }

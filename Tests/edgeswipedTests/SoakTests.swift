@@ -1,3 +1,4 @@
+import EdgeSwipeTestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -91,7 +92,7 @@ struct SoakTests {
         // The gate counts every connection: churn starts once the well-behaved clients are in, or a churning one
         // could open it before the last of them connects (which would then miss the first events). The daemon's
         // descriptors with only the well-behaved clients connected are what it must come back to.
-        #expect(Hardening.wait(timeoutSeconds: 30) { greeted.withLock { $0 } == Self.wellBehaved }, "the well-behaved clients got their hello")
+        #expect(waitUntil(timeout: 30) { greeted.withLock { $0 } == Self.wellBehaved }, "the well-behaved clients got their hello")
         let idleFDs = try #require(Hardening.resources(of: pid)).fds
 
         // Churn: until the time is up or the connections are made, whichever is later. The daemon's RSS and
@@ -129,7 +130,7 @@ struct SoakTests {
         // The daemon has noticed the last disconnections once its descriptors are back to the count before the
         // churn (the three well-behaved clients connected).
         let base = try #require(samples.first, "no sample after warm-up")
-        _ = Hardening.wait(timeoutSeconds: 30) { (Hardening.resources(of: pid)?.fds ?? .max) <= idleFDs }
+        _ = waitUntil(timeout: 30) { (Hardening.resources(of: pid)?.fds ?? .max) <= idleFDs }
         let final = Hardening.resources(of: pid)
         let running = daemon.process.isRunning
         daemon.signal(SIGTERM)
@@ -248,9 +249,9 @@ struct SoakTests {
                 path: path, timeoutSeconds: 900, greeted: { greeted.withLock { $0 += 1 } }, ended: { ended.withLock { $0 += 1 } })
             streams[0] = stream
         }
-        #expect(Hardening.wait(timeoutSeconds: 30) { greeted.withLock { $0 } == 1 })
+        #expect(waitUntil(timeout: 30) { greeted.withLock { $0 } == 1 })
         // Warm-up: the baseline is a daemon that has streamed a few swipes.
-        #expect(Hardening.wait(timeoutSeconds: 60) { ended.withLock { $0 } >= 2 }, "swipes run")
+        #expect(waitUntil(timeout: 60) { ended.withLock { $0 } >= 2 }, "swipes run")
         let pid = daemon.process.processIdentifier
         let idleFDs = try #require(Hardening.resources(of: pid)).fds
         return LoopingDaemon(daemon: daemon, reader: reader, streams: streams, idleFDs: idleFDs, baselineRSS: settledRSS(of: pid, seconds: 3))
@@ -281,7 +282,7 @@ struct SoakTests {
             usleep(100_000)
         }
         stalled.removeAll()
-        #expect(Hardening.wait(timeoutSeconds: 30) { (Hardening.resources(of: pid)?.fds ?? .max) <= idleFDs }, "the stalled readers' descriptors are closed")
+        #expect(waitUntil(timeout: 30) { (Hardening.resources(of: pid)?.fds ?? .max) <= idleFDs }, "the stalled readers' descriptors are closed")
         let after = Self.settledRSS(of: pid)
         let perReader = Double(peak - baseline) / Double(Self.stalledReaders)
         let report = """
@@ -312,7 +313,7 @@ struct SoakTests {
             for c in clients { _ = c.readLine(timeoutSeconds: 20) }
             peak = max(peak, Hardening.resources(of: pid)?.rssKB ?? 0)
             clients.removeAll()
-            #expect(Hardening.wait(timeoutSeconds: 30) { (Hardening.resources(of: pid)?.fds ?? .max) <= idleFDs })
+            #expect(waitUntil(timeout: 30) { (Hardening.resources(of: pid)?.fds ?? .max) <= idleFDs })
             afterRounds.append(Hardening.resources(of: pid)?.rssKB ?? 0)
         }
         let after = Self.settledRSS(of: pid)

@@ -1,4 +1,4 @@
-import CInput
+import CSystemCalls
 
 /// The C library's heap, for the daemon to hand memory back to the system after a burst of clients.
 ///
@@ -7,7 +7,7 @@ import CInput
 /// cut off) most of it stays resident: measured, 25 MB of free chunks in one arena, and a resident size 25 MB
 /// over its baseline, until `malloc_trim(0)` returned it (docs/TESTING.md, "Memory"). `malloc_trim` and
 /// `mallinfo2` are glibc's and not in Swift's Glibc module, so they come through the C module, which only this
-/// target imports.
+/// module imports (CSystemCalls).
 public enum ProcessHeap {
     /// Bytes the heap holds free (`mallinfo2().fordblks`, every arena).
     public static var freeBytes: Int { Int(mallinfo2().fordblks) }

@@ -1,0 +1,186 @@
+public import EdgeSwipeCore
+
+/// A swipe inward from an edge, described as a person would: how far, how fast, how the finger lets go.
+public struct EdgeSwipe: Hashable, Sendable {
+    /// How the finger leaves the surface, which decides the release velocity.
+    public enum Release: Hashable, Sendable {
+        /// It slows to a stop (smoothstep), rests this long (longer than the velocity window is a finger at
+        /// rest), then lifts.
+        case atRest(hold: Microseconds)
+        /// It speeds up (ease-in) and lifts one frame after its last sample, still moving: a flick.
+        case whileMoving
+
+        /// At rest for 250 ms: longer than the 150 ms velocity window.
+        public static let atRest = Release.atRest(hold: .milliseconds(250))
+    }
+
+    /// How far from the edge the finger lands.
+    public enum Landing: Hashable, Sendable {
+        /// A fraction of the axis across the edge.
+        case fraction(Double)
+        /// Millimetres, at the device's resolution (or its assumed size without one).
+        case millimeters(Double)
+    }
+
+    public var edge: Edge
+    /// How far inward, as a fraction of the axis across the edge.
+    public var travel: Double
+    /// How long the finger moves before it rests or lifts.
+    public var duration: Microseconds
+    public var release: Release
+    /// Where along the edge the finger lands, as a fraction of that axis.
+    public var along: Double
+    public var landing: Landing
+    /// The sampling interval: 8333 µs is 120 Hz, the report rate of most current touch controllers.
+    public var interval: Microseconds
+
+    public init(
+        edge: Edge, travel: Double, duration: Microseconds = .milliseconds(400), release: Release = .atRest,
+        along: Double = 0.5, landing: Landing = .fraction(0.002), interval: Microseconds = Microseconds(8333)
+    ) {
+        self.edge = edge
+        self.travel = travel
+        self.duration = duration
+        self.release = release
+        self.along = along
+        self.landing = landing
+        self.interval = interval
+    }
+}
+
+extension FingerScript {
+    /// One edge swipe on `device` (upright: the script is in device units, and the edges are the device's),
+    /// starting at `start`. The finger moves for whole frames of `swipe.interval`: the duration rounded up.
+    public static func edgeSwipe(
+        _ swipe: EdgeSwipe, on device: TouchDevice, finger: Int32 = 0, trackingID: Int32? = nil, start: Microseconds = .zero
+    ) -> FingerScript {
+        FingerScript(stroke: Stroke(edgeSwipe: swipe, on: device, finger: finger, trackingID: trackingID, start: start))
+    }
+
+    /// `edgeSwipe` with its parameters spelled out: `travel` of the axis in `durationMS`.
+    public static func edgeSwipe(
+        _ edge: Edge, travel: Double, on device: TouchDevice, durationMS: Double = 400,
+        release: EdgeSwipe.Release = .atRest, startMS: Double = 0, along: Double = 0.5, inset: Double = 0.002
+    ) -> FingerScript {
+        edgeSwipe(
+            EdgeSwipe(
+                edge: edge, travel: travel, duration: Microseconds(milliseconds: durationMS), release: release, along: along,
+                landing: .fraction(inset)),
+            on: device, start: Microseconds(milliseconds: startMS))
+    }
+
+    /// One finger through `points` (normalized, in the device's own orientation, at times in milliseconds),
+    /// at a constant speed along each segment, sampled every `interval`, lifting half an interval after the
+    /// last point (or staying down).
+    public static func path(
+        finger: Int32 = 0, on device: TouchDevice, startMS: Double = 0, points: [(ms: Double, x: Double, y: Double)],
+        interval: Microseconds = Microseconds(8333), lift: Bool = true
+    ) -> FingerScript {
+        guard let first = points.first else { return FingerScript() }
+        var moves: [Stroke.Move] = []
+        var previous = first
+        for p in points.dropFirst() {
+            let duration = Microseconds(milliseconds: p.ms - previous.ms)
+            let frames = max(1, Int((Double(duration.value) / Double(max(1, interval.value))).rounded(.up)))
+            let to = device.units(x: p.x, y: p.y)
+            moves.append(Stroke.Move(to: to.x, to.y, frames: frames, durationUS: UInt64(max(0, duration.value)), easing: .linear))
+            previous = p
+        }
+        let from = device.units(x: first.x, y: first.y)
+        let start = Microseconds(milliseconds: startMS + first.ms)
+        return FingerScript(stroke: Stroke(
+            finger: finger, startUS: UInt64(max(0, start.value)), from: from.x, from.y, moves: moves,
+            restUS: UInt64(max(1, interval.value / 2)), lift: lift))
+    }
+}
+
+extension Stroke {
+    /// The stroke of an edge swipe on `device`: it lands `landing` from the edge, `along` it, and moves
+    /// `travel` of the axis inward.
+    public init(edgeSwipe swipe: EdgeSwipe, on device: TouchDevice, finger: Int32 = 0, trackingID: Int32? = nil, start: Microseconds = .zero) {
+        let horizontal = swipe.edge.isHorizontal
+        let across = horizontal ? device.x : device.y
+        let alongAxis = horizontal ? device.y : device.x
+        let landing: Double
+        switch swipe.landing {
+        case .fraction(let f):
+            landing = f * across.span
+        case .millimeters(let mm):
+            let size = device.deviceSize
+            let unitsPerMM = across.span / max(1e-9, (horizontal ? size.width : size.height).value)
+            landing = mm * unitsPerMM
+        }
+        let inward = swipe.travel * across.span
+        let along = Double(alongAxis.minimum) + swipe.along * alongAxis.span
+        let (from, to): (Double, Double)
+        switch swipe.edge {
+        case .left, .top:
+            from = Double(across.minimum) + landing
+            to = from + inward
+        case .right, .bottom:
+            from = Double(across.maximum) - landing
+            to = from - inward
+        }
+        let interval = max(1, swipe.interval.value)
+        let frames = max(1, Int((swipe.duration.value + interval - 1) / interval))
+        let easing: Easing
+        let rest: Microseconds
+        switch swipe.release {
+        case .atRest(let hold):
+            easing = .smoothstep
+            rest = hold
+        case .whileMoving:
+            easing = .easeIn
+            rest = swipe.interval
+        }
+        let move = horizontal
+            ? Move(to: to, along, frames: frames, durationUS: UInt64(frames) * UInt64(interval), easing: easing)
+            : Move(to: along, to, frames: frames, durationUS: UInt64(frames) * UInt64(interval), easing: easing)
+        self.init(
+            finger: finger, trackingID: trackingID, startUS: UInt64(max(0, start.value)),
+            from: horizontal ? from : along, horizontal ? along : from, moves: [move],
+            restUS: UInt64(max(0, rest.value)), lift: true)
+    }
+}
+
+extension TouchDevice {
+    /// The device units of a normalized point of an upright, uncalibrated device.
+    public func units(x px: Double, y py: Double) -> (x: Double, y: Double) {
+        (Double(x.minimum) + px * x.span, Double(y.minimum) + py * y.span)
+    }
+}
+
+extension Microseconds {
+    /// A fractional number of milliseconds, to the nearest microsecond.
+    public init(milliseconds ms: Double) {
+        self.init(Int64((ms * 1000).rounded()))
+    }
+}
+
+/// Devices modelled on real ones (`recordings/devices/libinput-test-devices.json` and the shared evemu
+/// recordings), for scripts and tests.
+public enum ModelledDevices {
+    /// Wacom Cintiq Pro 16 finger: 0..13824 x 0..7776 at 40 units/mm (345.6 x 194.4 mm), a touchscreen.
+    public static let cintiq = TouchDevice(
+        id: DeviceID(1), name: "Wacom Cintiq Pro 16 Finger", kind: .touchscreen,
+        x: AxisRange(minimum: 0, maximum: 13824, resolution: 40), y: AxisRange(minimum: 0, maximum: 7776, resolution: 40))
+    /// Nexus 4 touch screen: 0..1500 x 0..2500, resolution 0 (size unknown).
+    public static let nexus4 = TouchDevice(
+        id: DeviceID(2), name: "Nexus 4 touch screen", kind: .touchscreen,
+        x: AxisRange(minimum: 0, maximum: 1500), y: AxisRange(minimum: 0, maximum: 2500))
+    /// Synaptics I2C touchpad (DLL0704): 0..1216 x 0..680 at 12 units/mm (101 x 57 mm).
+    public static let synapticsI2C = TouchDevice(
+        id: DeviceID(3), name: "DLL0704:01 06CB:76AD Touchpad", kind: .touchpad,
+        x: AxisRange(minimum: 0, maximum: 1216, resolution: 12), y: AxisRange(minimum: 0, maximum: 680, resolution: 12))
+    /// A small laptop touchpad of the kind FIELD-NOTES.md describes: 53 x 23.6 mm (0..1272 x 0..566 at 24
+    /// units/mm), so that its 5 mm top and bottom zones cover 42 % of its height.
+    public static let smallTouchpad = TouchDevice(
+        id: DeviceID(4), name: "Small laptop touchpad", kind: .touchpad,
+        x: AxisRange(minimum: 0, maximum: 1272, resolution: 24), y: AxisRange(minimum: 0, maximum: 566, resolution: 24))
+    /// The Apple bcm5974 of `bcm5974.three-finger-click.events`: negative minimums, no resolution.
+    public static let bcm5974 = TouchDevice(
+        id: DeviceID(5), name: "bcm5974", kind: .touchpad,
+        x: AxisRange(minimum: -4620, maximum: 5140), y: AxisRange(minimum: -150, maximum: 6600))
+
+    public static let all = [cintiq, nexus4, synapticsI2C]
+}
