@@ -123,12 +123,13 @@ public struct Engine: Sendable {
     public mutating func changeDevice(_ device: TouchDevice, at time: MonotonicInstant, into events: inout [EngineEvent]) {
         advanceClock(to: time, into: &events)
         guard let index = deviceIndex(device.id) else { return }
-        if devices[index].recognizer.state != .possible || devices[index].recognizer.fingers > 0 {
-            recognizerLost(.eventsDropped, device: index, into: &events)
-        }
+        if !devices[index].recognizer.isIdle { recognize(.eventsDropped, device: index, into: &events) }
         var device = device
         device.assumedSize = devices[index].settings.assumedSize
         devices[index].device = device
+        devices[index].size = device.size
+        // The zones are fractions of the axes as the user sees them: turned, they are measured again.
+        devices[index].recognizer = ScreenEdgePanRecognizer(settings: devices[index].settings.recognizer, device: device)
         events.append(.device(DeviceEvent(time: now, change: .changed, device: device)))
     }
 
