@@ -67,6 +67,11 @@ public struct DeviceSelection: Hashable, Sendable {
     }
 }
 
+extension DeviceSelection {
+    /// Whether an override has `rotation = "auto"`: the daemon then follows the accelerometer.
+    public var followsAccelerometer: Bool { overrides.contains { $0.followsAccelerometer } }
+}
+
 public struct DeviceOverride: Hashable, Sendable {
     public var match: String
     public var rotation: Rotation?

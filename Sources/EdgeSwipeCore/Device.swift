@@ -221,6 +221,23 @@ public enum RotationSetting: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// Which devices a `set-rotation` names.
+public enum RotationTarget: Hashable, Sendable, CustomStringConvertible {
+    /// Every touchscreen present now.
+    case allTouchscreens
+    case device(DeviceID)
+    /// The touchscreens that drive this output (`WL_OUTPUT`, or the configuration's `output`).
+    case output(String)
+
+    public var description: String {
+        switch self {
+        case .allTouchscreens: "every touchscreen"
+        case .device(let id): "device \(id.rawValue)"
+        case .output(let name): "the touchscreens of output \"\(name)\""
+        }
+    }
+}
+
 extension Rotation {
     /// The rotation that, applied after `other`, gives this one (both clockwise).
     public func relative(to other: Rotation) -> Rotation {

@@ -5,23 +5,6 @@ public import EdgeSwipeCore
 // matrix included); this stage turns each touch further by the difference to the rotation in force, and tells the
 // engine about a change only between touch sequences.
 
-/// Which devices a `set-rotation` names.
-public enum RotationTarget: Hashable, Sendable, CustomStringConvertible {
-    /// Every touchscreen present now.
-    case allTouchscreens
-    case device(DeviceID)
-    /// The touchscreens that drive this output (`WL_OUTPUT`, or the configuration's `output`).
-    case output(String)
-
-    public var description: String {
-        switch self {
-        case .allTouchscreens: "every touchscreen"
-        case .device(let id): "device \(id.rawValue)"
-        case .output(let name): "the touchscreens of output \"\(name)\""
-        }
-    }
-}
-
 /// Why a `set-rotation` names no device.
 public enum RotationRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownDevice(DeviceID)

@@ -52,6 +52,8 @@ public enum ReplyResult: Hashable, Sendable {
     case devices([TouchDevice])
     /// A control request started this transition.
     case transition(TransitionID)
+    /// `set-rotation`: the devices turned now, and those with a finger down that turn when it lifts.
+    case rotation(applied: [DeviceID], pending: [DeviceID])
 }
 
 /// Messages encoded once, to be sent to any number of connections with their own `seq`.
@@ -379,6 +381,11 @@ public struct EncodedBatch: Sendable {
         case .transition(let id):
             w.raw(#""transition":"#)
             w.integer(id.rawValue)
+        case .rotation(let applied, let pending):
+            w.raw(#""applied":"#)
+            w.deviceIDs(applied)
+            w.raw(#","pending":"#)
+            w.deviceIDs(pending)
         }
         w.byte(UInt8(ascii: "}"))
         end(.reply, time: time.microseconds)
@@ -478,6 +485,25 @@ extension JSONWriter {
         bool(d.hasPhysicalSize)
         raw(#","rotation":"#)
         integer(d.rotation.rawValue)
+        raw(#","auto_rotation":"#)
+        bool(d.followsAccelerometer)
+        raw(#","output":"#)
+        if let output = d.output { string(output) } else { raw("null") }
+        raw(#","calibration":["#)
+        for (i, v) in (d.calibration ?? .identity).values.enumerated() {
+            if i > 0 { byte(UInt8(ascii: ",")) }
+            number(v)
+        }
+        byte(UInt8(ascii: "]"))
+    }
+
+    mutating func deviceIDs(_ ids: [DeviceID]) {
+        byte(UInt8(ascii: "["))
+        for (i, id) in ids.enumerated() {
+            if i > 0 { byte(UInt8(ascii: ",")) }
+            integer(UInt64(id.rawValue))
+        }
+        byte(UInt8(ascii: "]"))
     }
 
     mutating func devices(_ devices: [TouchDevice]) {

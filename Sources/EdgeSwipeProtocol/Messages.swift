@@ -41,8 +41,16 @@ public struct DeviceInfo: Hashable, Sendable, Codable {
     public var sizeMM: SizeMM
     /// Whether the size is measured (resolution or libinput) rather than assumed.
     public var sizeKnown: Bool
-    /// Clockwise degrees: 0, 90, 180 or 270.
+    /// Clockwise degrees: 0, 90, 180 or 270; the rotation in force (configured, set by a client, or the
+    /// accelerometer's).
     public var rotation: Int
+    /// Whether the device is configured `rotation = "auto"`: it follows the accelerometer while no client's
+    /// `set-rotation` names it.
+    public var autoRotation: Bool?
+    /// The output (monitor) the device drives (udev's `WL_OUTPUT` or the configuration's), when known.
+    public var output: String?
+    /// The calibration matrix in effect, before the rotation: `[a, b, c, d, e, f]` (identity when none is set).
+    public var calibration: [Double]?
 
     public init(_ d: TouchDevice) {
         id = d.id.rawValue
@@ -52,12 +60,16 @@ public struct DeviceInfo: Hashable, Sendable, Codable {
         sizeMM = SizeMM(width: d.size.width.value, height: d.size.height.value)
         sizeKnown = d.hasPhysicalSize
         rotation = d.rotation.rawValue
+        autoRotation = d.followsAccelerometer
+        output = d.output
+        calibration = (d.calibration ?? .identity).values
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, name, kind, path, rotation
+        case id, name, kind, path, rotation, output, calibration
         case sizeMM = "size_mm"
         case sizeKnown = "size_known"
+        case autoRotation = "auto_rotation"
     }
 }
 
@@ -450,9 +462,12 @@ public struct ReplyPayload: Hashable, Sendable, Codable {
     public var tickHz: Double?
     /// Control ops: the transition started.
     public var transition: UInt64?
+    /// `set-rotation`: the devices turned now, and those that turn when their fingers lift.
+    public var applied: [UInt32]?
+    public var pending: [UInt32]?
 
     enum CodingKeys: String, CodingKey {
-        case server, config, state, devices, topics, transition
+        case server, config, state, devices, topics, transition, applied, pending
         case protocolVersion = "protocol"
         case tickHz = "tick_hz"
     }
