@@ -154,7 +154,8 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput", "EdgeSwipeFingerScript"], swiftSettings: strictSwift6),
+            name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport"],
+            swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig"], swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeSystemTests", dependencies: ["EdgeSwipeSystem", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],

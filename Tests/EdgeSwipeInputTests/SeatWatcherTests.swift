@@ -3,62 +3,8 @@ import EdgeSwipeInput
 import Foundation
 import Glibc
 import Logging
+import EdgeSwipeTestSupport
 import Testing
-
-/// `scripts/seat-bus-mock`: a real dbus-daemon with python3-dbusmock's logind and iio-sensors-proxy on it, driven
-/// line by line.
-final class MockSeatBus {
-    private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
-    private var buffered = Data()
-    let address: String
-
-    init(_ services: [String] = ["logind", "sensors"]) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Fixtures.packageRoot.appendingPathComponent("scripts/seat-bus-mock").path] + services
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let first = try Self.readLine(from: output, buffer: &buffered)
-        guard first.hasPrefix("address=") else { throw MockBusError("seat-bus-mock did not start: \(first)") }
-        address = String(first.dropFirst("address=".count))
-    }
-
-    deinit {
-        try? input.fileHandleForWriting.write(contentsOf: Data("quit\n".utf8))
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-    }
-
-    /// Sends a command and returns its answer (`ok …`); an `error …` answer throws.
-    @discardableResult
-    func send(_ command: String) throws -> String {
-        try input.fileHandleForWriting.write(contentsOf: Data((command + "\n").utf8))
-        let answer = try Self.readLine(from: output, buffer: &buffered)
-        guard answer.hasPrefix("ok") else { throw MockBusError("\(command): \(answer)") }
-        return answer
-    }
-
-    private static func readLine(from output: Pipe, buffer: inout Data) throws -> String {
-        while true {
-            if let nl = buffer.firstIndex(of: 10) {
-                let line = String(decoding: buffer[buffer.startIndex..<nl], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...nl)
-                return line
-            }
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw MockBusError("seat-bus-mock ended") }
-            buffer.append(chunk)
-        }
-    }
-}
-
-struct MockBusError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
 
 extension SeatWatcher {
     /// Polls and processes until `done` holds for the changes seen so far, or `seconds` pass.
