@@ -218,4 +218,22 @@ struct SeatTests {
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
     }
+
+    @Test("edgeswipectl rotate: a bad rotation is a usage error; an unknown device is the daemon's refusal")
+    func rotateCommand() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try DaemonProcess.holdingDemo(in: dir)
+        let bad = try run(Paths.edgeswipectl, ["rotate", "45", "--socket", daemon.socketPath])
+        #expect(bad.status == 64, "\(bad.stderr)")
+        #expect(bad.stderr.contains("0, 90, 180, 270 or auto"), "\(bad.stderr)")
+        let unknown = try run(Paths.edgeswipectl, ["rotate", "90", "--device", "77", "--socket", daemon.socketPath])
+        #expect(unknown.status == 1, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("no device has id 77"), "\(unknown.stderr)")
+        let none = try run(Paths.edgeswipectl, ["rotate", "auto", "--socket", daemon.socketPath])
+        #expect(none.status == 1, "\(none.stderr)")
+        #expect(none.stderr.contains("no touchscreen"), "\(none.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
 }
