@@ -175,7 +175,7 @@ final class Daemon: Service, Sendable {
                 logger: Logger(label: "edgeswiped.seat"))
         } catch {
             if sessions {
-                logger.error("cannot reach the system bus (\(error)): \"active-session\" in [access] admits nobody")
+                logger.warning("cannot reach the system bus (\(error)): \"active-session\" in [access] admits nobody")
             } else if accelerometer {
                 logger.warning("cannot reach the system bus (\(error)): devices with rotation = \"auto\" keep their configured rotation")
             } else {
