@@ -367,45 +367,17 @@ enum BusMessageReader {
                 case UInt8(ascii: "o"): return .objectPath(s)
                 default: return .signature(s)
                 }
-            case UInt8(ascii: "b"):
-                var v: Int32 = 0
-                try basic(type, &v)
-                return .bool(v != 0)
-            case UInt8(ascii: "y"):
-                var v: UInt8 = 0
-                try basic(type, &v)
-                return .byte(v)
-            case UInt8(ascii: "n"):
-                var v: Int16 = 0
-                try basic(type, &v)
-                return .int16(v)
-            case UInt8(ascii: "q"):
-                var v: UInt16 = 0
-                try basic(type, &v)
-                return .uint16(v)
-            case UInt8(ascii: "i"):
-                var v: Int32 = 0
-                try basic(type, &v)
-                return .int32(v)
-            case UInt8(ascii: "u"):
-                var v: UInt32 = 0
-                try basic(type, &v)
-                return .uint32(v)
-            case UInt8(ascii: "x"):
-                var v: Int64 = 0
-                try basic(type, &v)
-                return .int64(v)
-            case UInt8(ascii: "t"):
-                var v: UInt64 = 0
-                try basic(type, &v)
-                return .uint64(v)
-            case UInt8(ascii: "d"):
-                var v: Double = 0
-                try basic(type, &v)
-                return .double(v)
+            case UInt8(ascii: "b"): return .bool(try basic(type, Int32(0)) != 0)
+            case UInt8(ascii: "y"): return .byte(try basic(type, UInt8(0)))
+            case UInt8(ascii: "n"): return .int16(try basic(type, Int16(0)))
+            case UInt8(ascii: "q"): return .uint16(try basic(type, UInt16(0)))
+            case UInt8(ascii: "i"): return .int32(try basic(type, Int32(0)))
+            case UInt8(ascii: "u"): return .uint32(try basic(type, UInt32(0)))
+            case UInt8(ascii: "x"): return .int64(try basic(type, Int64(0)))
+            case UInt8(ascii: "t"): return .uint64(try basic(type, UInt64(0)))
+            case UInt8(ascii: "d"): return .double(try basic(type, Double(0)))
             case UInt8(ascii: "h"):
-                var v: Int32 = 0
-                try basic(type, &v)
+                _ = try basic(type, Int32(0))
                 return .fileDescriptor
             case UInt8(ascii: "a"), UInt8(ascii: "r"), UInt8(ascii: "v"), UInt8(ascii: "e"):
                 let entered = sd_bus_message_enter_container(message, type, contents)
@@ -434,9 +406,12 @@ enum BusMessageReader {
             }
         }
 
-        private func basic<T>(_ type: CChar, _ value: inout T) throws(BusError) {
+        /// One fixed-size value of D-Bus type `type`, read into a `T` starting at `zero`.
+        private func basic<T>(_ type: CChar, _ zero: T) throws(BusError) -> T {
+            var value = zero
             let r = withUnsafeMutablePointer(to: &value) { sd_bus_message_read_basic(message, type, $0) }
             guard r > 0 else { throw fail("read \(Character(UnicodeScalar(UInt8(bitPattern: type))))", r == 0 ? -EBADMSG : r) }
+            return value
         }
     }
 }
