@@ -250,4 +250,19 @@ private let padProps = ["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1"]
         #expect(try input.drain(now: .zero).isEmpty)
         #expect(input.devices.isEmpty)
     }
+
+    @Test func suspendAndResumeAreIdempotentAndReportNothingWithoutDevices() throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let input = try LiveTouchInput(backend: .paths([]), logger: logger)
+        var steps: [InputStep] = []
+        input.suspend(now: .zero) { steps.append($0) }
+        input.suspend(now: .zero) { steps.append($0) }
+        #expect(input.isSuspended)
+        input.resume()
+        input.resume()
+        #expect(!input.isSuspended)
+        #expect(try input.drain(now: .zero).isEmpty)
+        #expect(steps.isEmpty)
+    }
 }

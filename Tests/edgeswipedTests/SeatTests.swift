@@ -236,4 +236,21 @@ struct SeatTests {
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
     }
+
+    @Test("PrepareForSleep is followed: the daemon lets go of its devices before the sleep and opens them after, and keeps serving")
+    func sleepAndWake() throws {
+        let bus = try MockSeatBus(["logind"])
+        try bus.send("session s1 \(getuid()) me")
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try daemon(in: dir, config: Self.sessionAccess, bus: bus)
+        try daemon.waitUntilListening()
+        try bus.send("sleep true")
+        #expect(Hardening.waitForLog(daemon, "the machine is about to sleep"), "\(daemon.log)")
+        try bus.send("sleep false")
+        #expect(Hardening.waitForLog(daemon, "the machine woke"), "\(daemon.log)")
+        #expect(admitted(daemon.socketPath))
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
 }
