@@ -61,6 +61,25 @@ struct SwipeDaemonTests {
         #expect(travel.count == 2 && abs(travel[0] + 100) < 2 && abs(travel[1] - 100) < 2, "\(travel)")
     }
 
+    @Test("edgeswipectl monitor names the swipes and the transitions they drive")
+    func monitorShowsSwipes() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let recording = try Self.threeFingerRecording(in: dir)
+        let notify = try NotifyListener(path: dir.appendingPathComponent("notify").path)
+        let daemon = try DaemonProcess(
+            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", recording.path, "--speed", "2", "--wait-for-clients", "1"],
+            directory: dir, environment: ["NOTIFY_SOCKET": notify.path])
+        #expect(notify.wait(for: "READY=1", timeoutSeconds: 30), "\(daemon.log)")
+        // The monitor is the client the replay waits for; it stops after the first swipe's messages.
+        let monitor = try run(Paths.edgeswipectl, ["monitor", "--socket", daemon.socketPath, "--count", "60"])
+        #expect(monitor.status == 0, "\(monitor.stderr)")
+        #expect(monitor.stdout.contains("gesture swipe left began (3 fingers, device 1)"), "\(monitor.stdout)")
+        #expect(monitor.stdout.contains("began 1 select-tab shell: home -> settings, 3-finger swipe left"), "\(monitor.stdout)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
+    }
+
     @Test(
         "PaperWM's real touchpad recording through the daemon: two transitions, right then left",
         .enabled(if: Paths.haveShared, "../shared/recordings is absent (a user's clone): nothing to replay"))
