@@ -149,7 +149,7 @@ struct EdgeSwipeBench: ParsableCommand {
             let w = measureSwipes(seconds: syntheticSeconds, passes: passes, log: log)
             if case .object(let fields) = w {
                 if let v = fields.first(where: { $0.0 == "events_per_s" })?.1 { report.append(("swipe_pipeline_events_per_s", v)) }
-                if let v = fields.first(where: { $0.0 == "steady_allocs_per_event" })?.1 { report.append(("swipe_allocs_per_event", v)) }
+                if let v = fields.first(where: { $0.0 == "steady_allocs_per_frame" })?.1 { report.append(("swipe_allocs_per_event", v)) }
             }
             details.append(("swipes", w))
         }

@@ -19,14 +19,23 @@ func measureSwipes(seconds: Double, passes: Int, log: (String) -> Void) -> JSON 
         log("  swipes pass \(pass + 1): \(Int(rates.last ?? 0)) events/s")
     }
 
-    // Steady state: the first half warms the buffers (the engine's, the encoder's, the detector's), the second
-    // half is counted.
+    // Whole swipes, once warm: the first half warms the buffers (the engine's, the encoder's, the detector's), the
+    // second half is counted; each swipe's start and end allocate a little (the state snapshot), as edge swipes'.
     var fed = Pipeline(stream: stream)
     let half = stream.events.count / 2
     for e in stream.events[..<half] { fed.feed(e) }
     let steady = countAllocations { for e in stream.events[half...] { fed.feed(e) } }
     _ = opaque(fed.bytes)
     let steadyEvents = stream.events.count - half
+
+    // The steady state proper: a swipe driving a transition, three fingers moving every frame.
+    let moving = SwipeSteadyState()
+    let movingFrames = 100_000
+    let m = countAllocations { for _ in 0..<movingFrames { moving.step() } }
+    let c2 = monotonicSeconds()
+    for _ in 0..<movingFrames { moving.step() }
+    let c3 = monotonicSeconds()
+    let driving = moving.isDriving
 
     // libinput's path: a touchpad's swipes handed in as libinput reports them, 3 fingers, 2 mm per update at
     // 250 Hz, alternately left and right, each released at rest and run out before the next.
@@ -46,8 +55,12 @@ func measureSwipes(seconds: Double, passes: Int, log: (String) -> Void) -> JSON 
         ("pass_events_per_s", .array(rates.map { .num($0, digits: 0) })),
         ("events_per_pass", .integer(stream.events.count)),
         ("protocol_lines_per_pass", .integer(Int(lines))),
-        ("steady_allocs_per_event", .num(Double(steady.mallocs) / Double(steadyEvents), digits: 4)),
-        ("steady_events_counted", .integer(steadyEvents)),
+        ("whole_swipes_allocs_per_event", .num(Double(steady.mallocs) / Double(steadyEvents), digits: 4)),
+        ("whole_swipes_events_counted", .integer(steadyEvents)),
+        ("steady_allocs_per_frame", .num(Double(m.mallocs) / Double(movingFrames), digits: 4)),
+        ("steady_frames_counted", .integer(movingFrames)),
+        ("steady_frames_per_s", .num(Double(movingFrames) / (c3 - c2), digits: 0)),
+        ("steady_state_drives_a_transition", .bool(driving)),
         ("libinput_swipe_events_per_s", .num(Double(timed) / (c1 - c0), digits: 0)),
         ("libinput_steady_allocs_per_swipe_event", .num(Double(l.mallocs) / Double(libinputSteps), digits: 4)),
         ("libinput_swipe_events_counted", .integer(libinputSteps)),
