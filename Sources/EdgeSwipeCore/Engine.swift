@@ -57,14 +57,48 @@ public struct Engine: Sendable {
     struct BoundSwipes: Sendable {
         var touchscreen: UInt16 = 0
         var touchpad: UInt16 = 0
+        /// The same per direction (left, right, up, down), to judge an edge gesture against the swipes that
+        /// would move the same way.
+        var touchscreenByDirection: (UInt16, UInt16, UInt16, UInt16) = (0, 0, 0, 0)
+        var touchpadByDirection: (UInt16, UInt16, UInt16, UInt16) = (0, 0, 0, 0)
 
         init(_ configuration: EngineConfiguration) {
-            for b in configuration.bindings where b.direction != nil {
+            for b in configuration.bindings {
+                guard let direction = b.direction else { continue }
                 var mask: UInt16 = 0
                 for n in b.fingers where (0...15).contains(n) { mask |= 1 << UInt16(n) }
-                if b.listens(to: .touchscreen) { touchscreen |= mask }
-                if b.listens(to: .touchpad) { touchpad |= mask }
+                if b.listens(to: .touchscreen) {
+                    touchscreen |= mask
+                    Self.add(mask, direction, to: &touchscreenByDirection)
+                }
+                if b.listens(to: .touchpad) {
+                    touchpad |= mask
+                    Self.add(mask, direction, to: &touchpadByDirection)
+                }
             }
+        }
+
+        private static func add(_ mask: UInt16, _ d: SwipeDirection, to t: inout (UInt16, UInt16, UInt16, UInt16)) {
+            switch d {
+            case .left: t.0 |= mask
+            case .right: t.1 |= mask
+            case .up: t.2 |= mask
+            case .down: t.3 |= mask
+            }
+        }
+
+        /// Whether a swipe binding wants `fingers` fingers moving `direction` on this kind of device.
+        func wants(_ fingers: Int, moving direction: SwipeDirection, on kind: DeviceKind) -> Bool {
+            guard (0...15).contains(fingers) else { return false }
+            let t = kind == .touchscreen ? touchscreenByDirection : touchpadByDirection
+            let mask: UInt16 =
+                switch direction {
+                case .left: t.0
+                case .right: t.1
+                case .up: t.2
+                case .down: t.3
+                }
+            return mask & (1 << UInt16(fingers)) != 0
         }
 
         func mask(for kind: DeviceKind) -> UInt16 {
@@ -483,7 +517,7 @@ public struct Engine: Sendable {
         // Where a swipe binding wants as many fingers, the sequence is a swipe, not an edge gesture: a single
         // finger is always an edge candidate, more prefer a swipe (docs/ARCHITECTURE.md, "One sequence, one
         // gesture").
-        if swipeClaims(m.fingers, on: kind) {
+        if swipeClaims(m.fingers, moving: m.edge.inwardDirection, on: kind) {
             recognize(.swipe, device: index, into: &events)
             return
         }
@@ -854,11 +888,12 @@ public struct Engine: Sendable {
         kind == .touchscreen || touchpadSwipes == .touchFrames
     }
 
-    /// Whether a sequence of `fingers` fingers on a device of this kind is a swipe rather than an edge gesture:
-    /// a swipe binding wants that many, and the swipe path can report that many (libinput makes two fingers on
-    /// a touchpad scroll). One finger never is.
-    private func swipeClaims(_ fingers: Int, on kind: DeviceKind) -> Bool {
-        fingers >= 2 && fingers >= configuration.settings(for: kind).swipe.minimumFingers && boundSwipes.wants(fingers, on: kind)
+    /// Whether an edge gesture about to begin with `fingers` fingers, moving `direction` (its edge's inward
+    /// normal), is a swipe instead: a swipe binding wants that many fingers moving that way, and the swipe path
+    /// can report that many (libinput makes two fingers on a touchpad scroll). One finger never is.
+    private func swipeClaims(_ fingers: Int, moving direction: SwipeDirection, on kind: DeviceKind) -> Bool {
+        fingers >= 2 && fingers >= configuration.settings(for: kind).swipe.minimumFingers
+            && boundSwipes.wants(fingers, moving: direction, on: kind)
     }
 
     private func catchableEdges(for kind: DeviceKind) -> Edges {

@@ -29,6 +29,18 @@ public enum SwipeDirection: String, Hashable, Sendable, Codable, CaseIterable {
     }
 }
 
+extension Edge {
+    /// The way a swipe inward from this edge moves: right from the left edge, down from the top.
+    public var inwardDirection: SwipeDirection {
+        switch self {
+        case .left: .right
+        case .right: .left
+        case .top: .down
+        case .bottom: .up
+        }
+    }
+}
+
 /// The two kinds of gesture the daemon recognizes: a swipe inward from an edge, or a multi-finger swipe anywhere.
 public enum GestureKind: String, Hashable, Sendable, Codable, CaseIterable {
     case edge, swipe
