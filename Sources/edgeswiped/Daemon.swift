@@ -56,9 +56,12 @@ final class Daemon: Service, Sendable {
         let engine = Engine(configuration: hardening.initialConfiguration(settings.engine))
         let summary = ConfigSummary(configuration: settings.engine, source: options.config ?? "built-in")
         let listener = try Self.listener(options.socket, logger: logger)
-        try hardening.checkSocket(listener)
+        try hardening.checkSocket(listener, admitsActiveSession: settings.access.followsActiveSession)
         var configuration = ServerConfiguration(listener: listener, serverVersion: "edgeswiped \(EdgeSwipeVersion.string)")
         configuration.access = Self.accessPolicy(settings.access)
+        // The seat's active user is in no group of ours: a socket the daemon binds itself must let every user reach
+        // the credential check (as the system service's socket unit does). Its directory still decides who can.
+        if settings.access.followsActiveSession { configuration.socketMode = 0o666 }
         // The seat, through the system bus: who is active on it (for "active-session"), sleep, the accelerometer
         // (for rotation = "auto"). Read before the server starts, so that the first client is judged by it.
         let seat = Self.seatWatcher(options: options, settings: settings, logger: logger)

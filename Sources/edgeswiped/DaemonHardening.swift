@@ -35,8 +35,8 @@ final class DaemonHardening: Sendable {
     }
 
     /// Refuses an unsafe socket location; remembers whether the daemon binds the path itself.
-    func checkSocket(_ listener: ServerConfiguration.Listener) throws(StartupError) {
-        try ModeChecks.checkSocket(listener, logger: logger)
+    func checkSocket(_ listener: ServerConfiguration.Listener, admitsActiveSession: Bool) throws(StartupError) {
+        try ModeChecks.checkSocket(listener, admitsActiveSession: admitsActiveSession, logger: logger)
         if case .path = listener { canRebind.withLock { $0 = true } }
     }
 
