@@ -50,6 +50,8 @@ final class ServerCore: Sendable {
         var departures = 0
         var lastDepartureUS: UInt64 = 0
         var departureCallScheduled = false
+        /// The lines of one connection's direct write are put together here (publishing holds this lock).
+        var directScratch: [UInt8] = []
     }
 
     let configuration: ServerConfiguration
@@ -84,10 +86,16 @@ final class ServerCore: Sendable {
         fanOuts.first { $0.eventLoop === eventLoop }
     }
 
-    /// Hands `shared` to every connection, waking each event loop at most once.
-    private func fanOut(_ shared: SharedBatch, to connections: Dictionary<UInt64, Connection>.Values) {
+    /// Hands `shared` to every connection, waking each event loop at most once: the first
+    /// ``ServerConfiguration/directWriteLimit`` idle connections are written to here, on the publisher's thread
+    /// (one hop); the others, and every busy one, are left to their event loop.
+    private func fanOut(_ shared: SharedBatch, to connections: Dictionary<UInt64, Connection>.Values, scratch: inout [UInt8]) {
         var wake = false
-        for connection in connections where connection.deliverDeferringWake(shared) { wake = true }
+        var direct = configuration.directWriteLimit
+        for connection in connections {
+            if connection.deliverDeferringWake(shared, directly: direct > 0, scratch: &scratch) { wake = true }
+            direct -= 1
+        }
         guard wake else { return }
         for fanOut in fanOuts { fanOut.wakeIfPending() }
     }
@@ -254,7 +262,7 @@ final class ServerCore: Sendable {
             }
             guard !batch.isEmpty else { return }
             r.batchCapacity = max(1024, batch.byteCount)
-            fanOut(SharedBatch(batch), to: r.connections.values)
+            fanOut(SharedBatch(batch), to: r.connections.values, scratch: &r.directScratch)
         }
     }
 
@@ -263,7 +271,7 @@ final class ServerCore: Sendable {
             guard !r.closing else { return }
             var batch = EncodedBatch(capacity: 1024)
             build(&batch, &r.snapshot)
-            fanOut(SharedBatch(batch), to: r.connections.values)
+            fanOut(SharedBatch(batch), to: r.connections.values, scratch: &r.directScratch)
         }
     }
 }
@@ -436,12 +444,21 @@ public final class EdgeSwipeServer: Sendable {
     public var statistics: ServerStatistics {
         core.registry.withLockedValue { r in
             var coalesced = r.retiredCoalesced
-            for c in r.connections.values { coalesced += c.outbox.withLockedValue { $0.coalesced } }
+            var direct = 0, partial = 0, idle = 0
+            for c in r.connections.values {
+                c.outbox.withLockedValue { o in
+                    coalesced += o.coalesced
+                    direct += o.directWrites
+                    partial += o.partialDirectWrites
+                    if o.isIdle && o.directSocket != nil { idle += 1 }
+                }
+            }
             return ServerStatistics(
                 connections: r.connections.count, accepted: r.accepted, rejectedPeers: r.rejected,
                 disconnectedForBacklog: r.cutOff, coalescedMessages: coalesced,
                 refusedForCapacity: r.refusedForCapacity, revokedConnections: r.revoked,
-                liveConnectionHandlers: core.liveHandlers.withLockedValue { $0 })
+                liveConnectionHandlers: core.liveHandlers.withLockedValue { $0 },
+                directWrites: direct, partialDirectWrites: partial, idleConnections: idle)
         }
     }
 
@@ -601,12 +618,19 @@ final class Acceptor: Sendable {
         }
         let core = self.core
         let id = core.nextConnectionID()
+        if let bytes = core.configuration.socketSendBufferBytes { _ = try? fd.setSendBufferSize(bytes) }
+        // The publisher's own descriptor of the socket (one hop): NIO closes its descriptor whenever the
+        // connection fails, on its own schedule, and the number could be reused by then; this one is closed only
+        // under the connection's lock (``OutboxState/close()``). Without it, the connection is only written by its
+        // event loop.
+        let direct = core.configuration.directWriteLimit > 0 ? try? fd.duplicateCloseOnExec() : nil
         ClientBootstrap(group: group)
             // End of stream from the client only ends its requests: their answers are still written.
             .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(core: core, peer: peer, id: id))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ConnectionHandler(core: core, peer: peer, id: id, directSocket: direct))
                 }
             }
             .withConnectedSocket(fd.rawValue)
