@@ -59,6 +59,7 @@ final class Daemon: Service, Sendable {
         configuration.access = Self.accessPolicy(settings.access)
         configuration.maxClients = settings.daemon.maxClients
         configuration.stallTimeout = .seconds(settings.daemon.stallTimeoutSeconds)
+        if let direct = options.directWrites { configuration.directWriteLimit = direct }
         // What a burst of clients allocated stays in glibc's arenas once they have gone, and resident: hand it
         // back (ProcessHeap.swift has the measurement).
         configuration.clientsDeparted = { [logger] in
@@ -82,8 +83,8 @@ final class Daemon: Service, Sendable {
             input = try InputThread(
                 engine: engine, sources: sources, barrier: hardening.persistence, logger: Logger(label: "edgeswiped.input")
             ) { events, generation in
-                hardening.willPublish(events, stateGeneration: generation)  // Hardening: saves the state a client is about to see
                 server.current?.publish(events)
+                hardening.willPublish(events, stateGeneration: generation)  // Hardening: the state writer saves it, off this thread
             }
         } catch {
             throw StartupError(exitStatus: ExitStatus.osError, description: "\(error)")

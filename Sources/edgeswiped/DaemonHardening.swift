@@ -6,11 +6,16 @@ import Logging
 import Synchronization
 
 /// What `Daemon` adds for resilience, behind a few marked hooks in `Daemon.swift`:
-/// - container state saved after every completed transition and restored at start-up (`StateStore.swift`);
+/// - container state saved after every completed transition, off the input thread (`StateWriter.swift`), and
+///   restored at start-up (`StateStore.swift`);
 /// - the socket file watched for deletion and bound again (`SocketWatcher.swift`);
 /// - file modes checked at start-up (`ModeChecks.swift`).
 final class DaemonHardening: Sendable {
     let state: StateStore?
+    /// Says when the state a reply reports is durable (see ``PersistenceBarrier``).
+    let persistence = PersistenceBarrier()
+    /// Saves the state off the input thread; `nil` without a state directory.
+    private let writer: StateWriter?
     private let logger: Logger
     private let canRebind = Mutex(false)
     private let watcher = Mutex<SocketWatcher?>(nil)
@@ -26,6 +31,16 @@ final class DaemonHardening: Sendable {
             state = nil
             logger.info("no state directory (--state-dir, $STATE_DIRECTORY or $XDG_STATE_HOME): container state is not saved")
         }
+        if let state {
+            do {
+                writer = try StateWriter(store: state, barrier: persistence, logger: logger)
+            } catch {
+                logger.error("state: cannot start the state writer (\(error)); container state will not be saved")
+                writer = nil
+            }
+        } else {
+            writer = nil
+        }
     }
 
     /// The engine's initial configuration: the configured one, with the saved state of matching containers.
@@ -39,15 +54,16 @@ final class DaemonHardening: Sendable {
         if case .path = listener { canRebind.withLock { $0 = true } }
     }
 
-    /// Says when the state a reply reports is durable (see ``PersistenceBarrier``).
-    let persistence = PersistenceBarrier()
-
-    /// Called on the input thread with every batch of engine events, before they are published: saves the state
-    /// the batch ends with, then marks its generation durable. Without a state directory nothing is saved, and
-    /// every generation is durable as soon as it exists.
+    /// Called on the input thread with every batch of engine events, as it is published: hands the state the
+    /// batch ends with to the writer, which marks its generation durable once it is on disk. Without a state
+    /// directory nothing is saved, and every generation is durable as soon as it exists.
     func willPublish(_ events: [EngineEvent], stateGeneration: UInt64) {
-        state?.record(events)
-        persistence.markPersisted(through: stateGeneration)
+        guard let writer else {
+            persistence.markPersisted(through: stateGeneration)
+            return
+        }
+        guard let last = events.last(where: \.isState), case .state(let state) = last else { return }
+        writer.offer(state.containers, generation: stateGeneration, at: MonotonicClock.now())
     }
 
     /// Starts watching the socket file once the daemon serves.
@@ -56,9 +72,11 @@ final class DaemonHardening: Sendable {
         watcher.withLock { $0 = started }
     }
 
-    /// Stops watching, before the server removes its socket file at shutdown.
+    /// Stops watching, before the server removes its socket file at shutdown, and writes the last state (the
+    /// input thread has published its last events).
     func stop() {
         let running = watcher.withLock { w in defer { w = nil }; return w }
         running?.stop()
+        writer?.stop()
     }
 }

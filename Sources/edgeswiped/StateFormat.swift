@@ -38,10 +38,14 @@ struct SavedState: Codable, Equatable {
     var version: Int
     /// Seconds since 1970, for people reading the file.
     var savedAt: Int?
+    /// Counts the states saved in this state directory, across restarts: each save is numbered one past the
+    /// file it replaces, so a file that went back (an older state written over a newer one) would show. Absent
+    /// from files written before it existed (read as 0).
+    var generation: UInt64?
     var containers: [SavedContainer]
 
     enum CodingKeys: String, CodingKey {
-        case version, savedAt = "saved_at", containers
+        case version, savedAt = "saved_at", generation, containers
     }
 }
 
@@ -69,8 +73,9 @@ enum StateFormatError: Error, Equatable, CustomStringConvertible {
 
 extension SavedState {
     /// The file's bytes for `containers`: sorted keys, indented, a final newline.
-    static func encode(_ containers: [Container], savedAt: Int) throws(StateFormatError) -> [UInt8] {
-        let state = SavedState(version: currentVersion, savedAt: savedAt, containers: containers.map(SavedContainer.init))
+    static func encode(_ containers: [Container], savedAt: Int, generation: UInt64) throws(StateFormatError) -> [UInt8] {
+        let state = SavedState(
+            version: currentVersion, savedAt: savedAt, generation: generation, containers: containers.map(SavedContainer.init))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         var bytes: [UInt8]

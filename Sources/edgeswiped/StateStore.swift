@@ -7,9 +7,10 @@ import SystemPackage
 
 // The containers' state survives a restart, a crash and SIGKILL.
 //
-// After every completed transition the input thread publishes a `.state` event; before it goes to clients the
-// containers are written to `<state dir>/state.json` atomically (AtomicFileWriter: a temporary file, fsync, rename
-// over the old one, fsync of the directory), so what a client was told is what a restart restores. At start-up the
+// After every completed transition the input thread publishes a `.state` event and hands the containers to the
+// state writer (StateWriter.swift), which writes them to `<state dir>/state.json` on its own thread, atomically
+// (AtomicFileWriter: a temporary file, fsync, rename over the old one, fsync of the directory); the input thread
+// never waits for the disk. A reply to a request that changed the state waits until it is on disk. At start-up the
 // file is read back and replaces the configured initial state of every container whose name and kind still match
 // the configuration (StateFormat.swift). A file that cannot be read is moved aside (`state.json.corrupt-<time>`) and
 // the daemon starts from the configured state: losing a tab selection must never stop the daemon. The directory and
@@ -44,6 +45,8 @@ final class StateStore: Sendable {
     private struct Written {
         var containers: [Container]?
         var lastError: String?
+        /// The generation of the file on disk (SavedState.generation): each save writes the next one.
+        var generation: UInt64 = 0
     }
     private let written = Mutex(Written())
 
@@ -102,6 +105,7 @@ final class StateStore: Sendable {
     /// The configuration with the saved state of matching containers in place of their configured state.
     func restore(into configuration: EngineConfiguration) -> EngineConfiguration {
         guard let saved = load() else { return configuration }
+        written.withLock { $0.generation = saved.generation ?? 0 }
         let (restored, notes) = saved.restore(into: configuration)
         var names: [String] = []
         for note in notes {
@@ -190,22 +194,18 @@ final class StateStore: Sendable {
 
     // MARK: Saving
 
-    /// Saves the state of the last `.state` event among `events`, if the containers changed since the last save.
-    /// Called on the input thread before the events are published.
-    func record(_ events: [EngineEvent]) {
-        guard let snapshot = events.last(where: { if case .state = $0 { true } else { false } }),
-            case .state(let state) = snapshot
-        else { return }
-        save(state.containers)
-    }
+    /// The generation of the state file on disk (0: none written by a daemon that numbers them).
+    var generation: UInt64 { written.withLock { $0.generation } }
 
+    /// Writes `containers` if they changed since the last save, numbered one past the file on disk. Called by the
+    /// state writer's thread only (StateWriter.swift), never by the input thread.
     func save(_ containers: [Container]) {
         written.withLock { w in
             guard w.containers != containers else { return }
             let started = MonotonicClock.now()
             do {
                 let bytes: [UInt8]
-                do { bytes = try SavedState.encode(containers, savedAt: Int(time(nil))) } catch {
+                do { bytes = try SavedState.encode(containers, savedAt: Int(time(nil)), generation: w.generation + 1) } catch {
                     // StateLimits keeps the state well below the limit; a file this large would be moved aside at
                     // the next start.
                     logger.critical("bug: \(error); not saving it")
@@ -213,6 +213,7 @@ final class StateStore: Sendable {
                 }
                 try writer.write(bytes, to: Self.fileName)
                 w.containers = containers
+                w.generation += 1
                 if w.lastError != nil { logger.notice("state: saving works again", metadata: ["file": "\(path)"]) }
                 w.lastError = nil
             } catch {
