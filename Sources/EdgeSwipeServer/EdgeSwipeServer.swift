@@ -440,6 +440,19 @@ public final class EdgeSwipeServer: Sendable {
         core.logger.notice("listening again", metadata: ["socket": "\(path)"])
     }
 
+    /// Runs `companion` on the accepting thread, which sleeps in one `ppoll` on the listening socket and the
+    /// companion's descriptor (the daemon watches its socket file this way rather than on a thread of its own):
+    /// `service` is called once now, then whenever the descriptor is readable or the companion's deadline passes.
+    /// Keep `service` short; new clients wait while it runs. One companion at a time (a second replaces the first).
+    public func attach(_ companion: any AcceptLoopCompanion) {
+        acceptor.attach(companion)
+    }
+
+    /// Stops servicing the companion; when this returns, `service` is not running and will not be called again.
+    public func detachCompanion() {
+        acceptor.detach()
+    }
+
     /// Counters for logs and tests.
     public var statistics: ServerStatistics {
         core.registry.withLockedValue { r in
@@ -484,8 +497,24 @@ public final class EdgeSwipeServer: Sendable {
     }
 }
 
+/// Work that shares the server's accepting thread (``EdgeSwipeServer/attach(_:)``): a descriptor to wait on, a
+/// deadline, and what to do.
+public protocol AcceptLoopCompanion: AnyObject, Sendable {
+    /// Waited on for readability alongside the listening socket.
+    var descriptor: Int32 { get }
+    /// When to be serviced even if the descriptor stays quiet; `nil`: only when it is readable.
+    var nextDeadline: MonotonicInstant? { get }
+    /// Called on the accepting thread: once when attached, then whenever the descriptor is readable or the
+    /// deadline has passed. Reads its descriptor without blocking.
+    func service(now: MonotonicInstant)
+}
+
 /// Accepts connections on its own thread, checks each peer's credentials on the raw socket, and hands the
 /// admitted ones to NIO. It sleeps in a ``DescriptorWaiter`` until a client connects or ``stop()`` wakes it.
+///
+/// Why not accept on NIO's event loop: the credentials are checked on the raw socket before NIO sees it, and the
+/// publisher's direct writes need a descriptor of the accepted socket of their own (``OutboxState``); NIO does
+/// not hand out the descriptor of a channel it accepted.
 final class Acceptor: Sendable {
     /// The socket accepted on; ``replace(with:)`` swaps in a new one (``EdgeSwipeServer/rebind()``).
     private let listener: NIOLockedValueBox<ListeningSocket>
@@ -496,6 +525,9 @@ final class Acceptor: Sendable {
     private let wake: WakePipe
     private let exited: EventLoopPromise<Void>
     private let refusalLog = NIOLockedValueBox(LogThrottle(interval: .seconds(10)))
+    /// The attached companion, and whether the thread has serviced it once yet; held while it is serviced, so
+    /// that ``detach()`` returns only once it is not running.
+    private let companion = NIOLockedValueBox<(any AcceptLoopCompanion, introduced: Bool)?>(nil)
 
     init(listener: ListeningSocket, core: ServerCore, group: MultiThreadedEventLoopGroup) throws(ServerError) {
         do { wake = try WakePipe() } catch { throw .system(call: "pipe", subject: "acceptor wake-up pipe", errno: error.rawValue) }
@@ -541,6 +573,29 @@ final class Acceptor: Sendable {
         return true
     }
 
+    func attach(_ c: any AcceptLoopCompanion) {
+        companion.withLockedValue { $0 = (c, false) }
+        wake.wake()
+    }
+
+    func detach() {
+        companion.withLockedValue { $0 = nil }
+    }
+
+    /// Services the companion if it is still attached and is due (`ready`, past its deadline, or new); under the
+    /// companion's lock. Returns its descriptor and deadline for the next wait.
+    private func serviceCompanion(ready: Bool) -> (fd: Int32, deadline: MonotonicInstant?)? {
+        companion.withLockedValue { entry -> (fd: Int32, deadline: MonotonicInstant?)? in
+            guard let (c, introduced) = entry else { return nil }
+            let now = MonotonicClock.now()
+            if ready || !introduced || (c.nextDeadline.map { $0 <= now } ?? false) {
+                entry = (c, true)
+                c.service(now: now)
+            }
+            return (c.descriptor, c.nextDeadline)
+        }
+    }
+
     /// Closes the socket in use (after ``stop()``), removing its file if it is still ours.
     func closeListener() {
         listener.withLockedValue { $0 }.close()
@@ -549,10 +604,15 @@ final class Acceptor: Sendable {
     private func run() {
         var current = listener.withLockedValue { $0 }
         let waiter = DescriptorWaiter()
-        waiter.add(current.fd)
-        waiter.add(wake.readEnd)
+        var watched = serviceCompanion(ready: false)
         while true {
-            do { try waiter.wait(timeoutMicroseconds: nil) } catch {
+            waiter.removeAll()
+            waiter.add(current.fd)
+            waiter.add(wake.readEnd)
+            if let watched { waiter.add(watched.fd) }
+            let now = MonotonicClock.now()
+            let timeout = watched?.deadline.map { $0 <= now ? Int64(0) : Int64(clamping: ($0 - now).value) }
+            do { try waiter.wait(timeoutMicroseconds: timeout) } catch {
                 core.logger.error("poll on the listening socket failed; no longer accepting", metadata: ["errno": "\(error.rawValue)"])
                 return
             }
@@ -569,10 +629,9 @@ final class Acceptor: Sendable {
                     current.close()
                     current = fresh
                     listener.withLockedValue { $0 = fresh }
-                    waiter.replace(0, with: fresh.fd)
                 }
-                continue
             }
+            watched = serviceCompanion(ready: waiter.isReady(2))
             guard waiter.isReady(0) else { continue }
             switch Result(catching: { () throws(Errno) in try current.fd.accept() }) {
             case .success(let fd):
