@@ -22,6 +22,8 @@ final class DaemonBench {
     /// Phase, terminal and lifecycle lines one client receives for the latency recording: every client must get
     /// every one of them, however many there are.
     let expectedEssentialLines: Int
+    /// How the measured daemon links the Swift runtime ("static" or "dynamic"), from its mappings.
+    private(set) var swiftRuntime: String?
     var notes: [String] = []
 
     /// Passed to every daemon started for latency.
@@ -254,6 +256,8 @@ final class DaemonBench {
             sleepSeconds(0.01)
         }
         sleepSeconds(1)
+        let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
+        swiftRuntime = maps.contains("libswiftCore.so") ? "dynamic" : "static"
         return ProcSample.read(pid: pid)
     }
 

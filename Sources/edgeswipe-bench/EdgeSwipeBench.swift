@@ -26,7 +26,7 @@ struct EdgeSwipeBench: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Folder of recordings (default: ../shared/recordings above the working directory or this binary).", valueName: "dir"))
     var recordings: String?
 
-    @Option(name: .long, help: ArgumentHelp("The edgeswiped binary (default: the one next to this binary).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The edgeswiped binary (default: the one next to this binary; `make install` ships the static build, so build the bench with --static-swift-stdlib, as scripts/bench does, or pass that binary here). rss_mb says which binary it measured and how it links the Swift runtime.", valueName: "path"))
     var daemon: String?
 
     @Option(name: .long, help: "Passes over the recordings for pipeline_events_per_s (the median is reported).")
@@ -221,6 +221,12 @@ struct EdgeSwipeBench: ParsableCommand {
                     ("100_clients", .num(with100.map { Double($0.rssKB) / 1024 }, digits: 2)),
                     ("0_clients_anon", .num(idle.map { Double($0.sample.rssAnonKB) / 1024 }, digits: 2)),
                     ("100_clients_anon", .num(with100.map { Double($0.rssAnonKB) / 1024 }, digits: 2)),
+                    ("100_clients_pss", .num(with100.map { Double($0.pssKB) / 1024 }, digits: 2)),
+                    ("100_clients_threads", .integer(with100?.threads.count ?? 0)),
+                    ("100_clients_thread_names", .array((with100?.threads ?? []).map { .string($0.name) })),
+                    ("daemon", .string(path)),
+                    ("daemon_swift_runtime", bench.swiftRuntime.map { .string($0) } ?? .null),
+                    ("daemon_binary_mb", .num(fileSizeMB(path), digits: 1)),
                 ]
                 if let peak100 {
                     rss.append(("100_clients_streaming", .num(Double(peak100.rssKB) / 1024, digits: 2)))
@@ -261,6 +267,11 @@ struct EdgeSwipeBench: ParsableCommand {
                 print("\(key): \(value.render(pretty: false))")
             }
         }
+    }
+
+    private func fileSizeMB(_ path: String) -> Double? {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber else { return nil }
+        return size.doubleValue / 1_048_576
     }
 
     private func ratio(_ value: Double?, _ floor: Double?) -> Double? {
