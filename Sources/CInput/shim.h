@@ -3,6 +3,8 @@
 #include <libinput.h>
 #include <libevdev/libevdev.h>
 #include <libudev.h>
+/* libyaml: `libinput record` files are read with its event parser (EdgeSwipeInput/YAMLEvents.swift). */
+#include <yaml.h>
 #include <linux/input.h>
 #include <fcntl.h>
 #include <errno.h>

@@ -191,7 +191,7 @@ extension ControlRequest.Action {
             w.string(style.rawValue)
             if let frame {
                 w.raw(#","frame":"#)
-                w.rect(frame)
+                frame.write(to: &w)
             }
         case .selectTab(.index(let i)):
             w.raw(#","index":"#)

@@ -108,12 +108,6 @@ public enum RequestID: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
-    func write(to w: inout JSONWriter) {
-        switch self {
-        case .int(let i): w.integer(i)
-        case .string(let s): w.string(s)
-        }
-    }
 }
 
 /// The `code` of an `error` message. Open-ended: transition refusals from the engine bring their own codes.
