@@ -48,9 +48,9 @@ public struct ServerConfiguration: Sendable {
     public var maxClients: Int = 1024
     /// How long a `goodbye` may take to drain before the connection is closed anyway.
     public var goodbyeTimeout: Duration = .seconds(2)
-    /// How many idle connections the publisher writes to itself, per publish, straight to their sockets (one hop
-    /// from the input thread to the client); the others, and any connection with something still waiting, are
-    /// written by their event loop (two hops). 0: every write goes through the event loop.
+    /// How many connections, per publish, the publisher may write to itself, straight to their sockets when they
+    /// are idle (one hop from the input thread to the client); the others, and any connection with something
+    /// still waiting, are written by their event loop (two hops). 0: every write goes through the event loop.
     public var directWriteLimit: Int = .max
     /// The send buffer of each accepted socket (`SO_SNDBUF`); `nil`: the kernel's default. Tests make it small so
     /// that a client's socket fills, and writes are partial, after a few lines.
