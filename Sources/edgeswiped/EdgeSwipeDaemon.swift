@@ -146,6 +146,9 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
         }
         // A client that vanishes mid-write must cost an EPIPE, never the process.
         signal(SIGPIPE, SIG_IGN)
+        // Two descriptors per client (OpenFileLimit.swift says why): systemd's soft limit of 1024 would end
+        // accepting at about 500.
+        OpenFileLimit.raiseToHardLimit()
         DaemonLogHandler.bootstrap(level: logLevel.level)
         let logger = Logger(label: "edgeswiped")
         let settings = try loadSettings(logger: logger)
