@@ -52,11 +52,11 @@ let package = Package(
         // Scripted fingers: the one way synthetic touches are written (tests, demo, benchmarks, e2e descriptions).
         .target(name: "EdgeSwipeFingerScript", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
 
-        // The only place that sees C: libinput, libevdev, libudev and libyaml headers.
+        // The only place that sees C libraries: libinput, libevdev, libudev, libsystemd (sd-bus) and libyaml headers.
         .systemLibrary(
             name: "CInput",
-            pkgConfig: "libinput libevdev libudev yaml-0.1",
-            providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev", "libyaml-dev"])]
+            pkgConfig: "libinput libevdev libudev libsystemd yaml-0.1",
+            providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev", "libsystemd-dev", "libyaml-dev"])]
         ),
         .target(
             name: "EdgeSwipeInput",
@@ -152,7 +152,8 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput", "EdgeSwipeFingerScript"], swiftSettings: strictSwift6),
+            name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport"],
+            swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig"], swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeSystemTests", dependencies: ["EdgeSwipeSystem", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],

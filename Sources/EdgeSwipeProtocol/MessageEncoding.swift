@@ -52,6 +52,8 @@ public enum ReplyResult: Hashable, Sendable {
     case devices([TouchDevice])
     /// A control request started this transition.
     case transition(TransitionID)
+    /// `set-rotation`: the devices turned now, and those with a finger down that turn when it lifts.
+    case rotation(applied: [DeviceID], pending: [DeviceID])
 }
 
 /// Messages encoded once, to be sent to any number of connections with their own `seq`.

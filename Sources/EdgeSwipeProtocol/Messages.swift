@@ -52,8 +52,16 @@ public struct DeviceInfo: Hashable, Sendable, Codable, WireObject {
     public var sizeMM = SizeMM()
     /// Whether the size is measured (resolution or libinput) rather than assumed.
     public var sizeKnown = false
-    /// Clockwise degrees: 0, 90, 180 or 270.
+    /// Clockwise degrees: 0, 90, 180 or 270; the rotation in force (configured, set by a client, or the
+    /// accelerometer's).
     public var rotation = 0
+    /// Whether the device is configured `rotation = "auto"`: it follows the accelerometer while no client's
+    /// `set-rotation` names it.
+    public var autoRotation = false
+    /// The output (monitor) the device drives (udev's `WL_OUTPUT` or the configuration's); absent when unknown.
+    public var output: String?
+    /// The calibration matrix in effect, before the rotation: `[a, b, c, d, e, f]` (identity when none is set).
+    public var calibration = CalibrationMatrix.identity.values
 
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("id", &id)
@@ -63,6 +71,9 @@ public struct DeviceInfo: Hashable, Sendable, Codable, WireObject {
         try c.field("size_mm", &sizeMM)
         try c.field("size_known", &sizeKnown)
         try c.field("rotation", &rotation)
+        try c.field("auto_rotation", &autoRotation)
+        try c.field("output", &output)
+        try c.field("calibration", &calibration)
     }
 }
 
@@ -75,6 +86,9 @@ extension DeviceInfo {
         sizeMM = SizeMM(width: d.size.width.value, height: d.size.height.value)
         sizeKnown = d.hasPhysicalSize
         rotation = d.rotation.rawValue
+        autoRotation = d.followsAccelerometer
+        output = d.output
+        calibration = (d.calibration ?? .identity).values
     }
 }
 
@@ -760,6 +774,9 @@ public struct ReplyPayload: Hashable, Sendable, Codable, WireObject {
     public var tickHz: Double?
     /// Control ops: the transition started.
     public var transition: UInt64?
+    /// `set-rotation`: the devices turned now, and those that turn when their fingers lift.
+    public var applied: [UInt32]?
+    public var pending: [UInt32]?
 
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("protocol", &protocolVersion)
@@ -770,6 +787,8 @@ public struct ReplyPayload: Hashable, Sendable, Codable, WireObject {
         try c.field("topics", &topics)
         try c.field("tick_hz", &tickHz)
         try c.field("transition", &transition)
+        try c.field("applied", &applied)
+        try c.field("pending", &pending)
     }
 }
 
@@ -795,6 +814,9 @@ extension ReplyPayload {
             devices = list.map(DeviceInfo.init)
         case .transition(let id):
             transition = id.rawValue
+        case .rotation(let turned, let waiting):
+            applied = turned.map(\.rawValue)
+            pending = waiting.map(\.rawValue)
         }
     }
 }

@@ -154,6 +154,9 @@ public enum GoodbyeReason: String, Hashable, Sendable, Codable {
     case backlogExceeded = "backlog-exceeded"
     /// The access policy (reloaded, or something it depends on) no longer admits the client.
     case accessRevoked = "access-revoked"
+    /// The client was admitted as the user of the seat's active session (`active-session`), and another session
+    /// is active now (a VT switch, fast user switching) or none is.
+    case sessionInactive = "session-inactive"
     /// As many clients as the server takes are connected; sent as the only message of the refused connection.
     case tooManyClients = "too-many-clients"
 }

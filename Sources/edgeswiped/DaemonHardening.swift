@@ -1,4 +1,5 @@
 import EdgeSwipeCore
+import EdgeSwipeInput
 import EdgeSwipeServer
 import EdgeSwipeSystem
 import Glibc
@@ -55,15 +56,18 @@ final class DaemonHardening: Sendable {
     }
 
     /// Called on the input thread with every batch of engine events, as it is published: hands the state the
-    /// batch ends with to the writer, which marks its generation durable once it is on disk. Without a state
-    /// directory nothing is saved, and every generation is durable as soon as it exists.
-    func willPublish(_ events: [EngineEvent], stateGeneration: UInt64) {
+    /// batch ends with (and the rotations clients set, when they changed) to the writer, which marks its
+    /// generation durable once it is on disk. Without a state directory nothing is saved, and every generation is
+    /// durable as soon as it exists.
+    func willPublish(_ events: [EngineEvent], stateGeneration: UInt64, rotations: [RememberedRotation]? = nil) {
         guard let writer else {
             persistence.markPersisted(through: stateGeneration)
             return
         }
-        guard let last = events.last(where: \.isState), case .state(let state) = last else { return }
-        writer.offer(state.containers, generation: stateGeneration, at: MonotonicClock.now())
+        var containers: [Container]?
+        if let last = events.last(where: \.isState), case .state(let state) = last { containers = state.containers }
+        guard containers != nil || rotations != nil else { return }
+        writer.offer(containers, rotations: rotations, generation: stateGeneration, at: MonotonicClock.now())
     }
 
     /// Starts watching the socket file once the daemon serves.

@@ -1,4 +1,5 @@
 import EdgeSwipeCore
+import EdgeSwipeInput
 import FoundationEssentials
 
 // The state file's format: what `state.json` holds, how it is written and read back, and how a saved state is
@@ -43,9 +44,23 @@ struct SavedState: Codable, Equatable {
     /// from files written before it existed (read as 0).
     var generation: UInt64?
     var containers: [SavedContainer]
+    /// Rotations clients set (`set-rotation`), by device identity, oldest first; absent in files written before
+    /// the daemon had them, and when none is set.
+    var rotations: [RememberedRotation]?
 
     enum CodingKeys: String, CodingKey {
-        case version, savedAt = "saved_at", generation, containers
+        case version, savedAt = "saved_at", generation, containers, rotations
+    }
+
+    /// The saved rotations within the limits every state is held to: at most
+    /// ``StateLimits/maxRememberedRotations`` (the newest), names as long as a device's name may be.
+    var restoredRotations: [RememberedRotation] {
+        (rotations ?? []).suffix(StateLimits.maxRememberedRotations).map { r in
+            let d = r.device
+            return RememberedRotation(
+                device: DeviceIdentity(name: d.name, bus: d.bus, vendor: d.vendor, product: d.product, phys: d.phys, uniq: d.uniq),
+                rotation: r.rotation)
+        }
     }
 }
 
@@ -73,9 +88,12 @@ enum StateFormatError: Error, Equatable, CustomStringConvertible {
 
 extension SavedState {
     /// The file's bytes for `containers`: sorted keys, indented, a final newline.
-    static func encode(_ containers: [Container], savedAt: Int, generation: UInt64) throws(StateFormatError) -> [UInt8] {
+    static func encode(
+        _ containers: [Container], rotations: [RememberedRotation] = [], savedAt: Int, generation: UInt64
+    ) throws(StateFormatError) -> [UInt8] {
         let state = SavedState(
-            version: currentVersion, savedAt: savedAt, generation: generation, containers: containers.map(SavedContainer.init))
+            version: currentVersion, savedAt: savedAt, generation: generation, containers: containers.map(SavedContainer.init),
+            rotations: rotations.isEmpty ? nil : rotations)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         var bytes: [UInt8]

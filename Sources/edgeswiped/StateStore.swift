@@ -1,4 +1,5 @@
 import EdgeSwipeCore
+import EdgeSwipeInput
 import EdgeSwipeSystem
 import Glibc
 import Logging
@@ -44,6 +45,10 @@ final class StateStore: Sendable {
     private let logger: Logger
     private struct Written {
         var containers: [Container]?
+        var rotations: [RememberedRotation] = []
+        /// What the next save writes: the latest of each (a rotation set changes no container, and back).
+        var latestContainers: [Container]?
+        var latestRotations: [RememberedRotation] = []
         var lastError: String?
         /// The generation of the file on disk (SavedState.generation): each save writes the next one.
         var generation: UInt64 = 0
@@ -104,6 +109,8 @@ final class StateStore: Sendable {
 
     /// The configuration with the saved state of matching containers in place of their configured state.
     func restore(into configuration: EngineConfiguration) -> EngineConfiguration {
+        // What a save before any transition (a rotation set) writes as the containers.
+        written.withLock { $0.latestContainers = configuration.containers }
         guard let saved = load() else { return configuration }
         written.withLock { $0.generation = saved.generation ?? 0 }
         let (restored, notes) = saved.restore(into: configuration)
@@ -122,10 +129,22 @@ final class StateStore: Sendable {
                 logger.notice("state: container '\(name)' is no longer configured; its saved state is dropped")
             }
         }
-        logger.info("state restored from \(path)", metadata: ["containers": "\(names.joined(separator: ", "))"])
-        written.withLock { $0.containers = restored.containers }
+        let rotations = saved.restoredRotations
+        logger.info("state restored from \(path)", metadata: [
+            "containers": "\(names.joined(separator: ", "))",
+            "rotations": "\(rotations.map { "\($0.device)=\($0.rotation.rawValue)" }.joined(separator: ", "))",
+        ])
+        written.withLock {
+            $0.containers = restored.containers
+            $0.latestContainers = restored.containers
+            $0.rotations = rotations
+            $0.latestRotations = rotations
+        }
         return restored
     }
+
+    /// The rotations clients set, as the state file remembers them (read at start-up by ``restore(into:)``).
+    var restoredRotations: [RememberedRotation] { written.withLock { $0.latestRotations } }
 
     /// The saved state, or nil (no file, or a file that was moved aside).
     func load() -> SavedState? {
@@ -197,15 +216,21 @@ final class StateStore: Sendable {
     /// The generation of the state file on disk (0: none written by a daemon that numbers them).
     var generation: UInt64 { written.withLock { $0.generation } }
 
-    /// Writes `containers` if they changed since the last save, numbered one past the file on disk. Called by the
-    /// state writer's thread only (StateWriter.swift), never by the input thread.
-    func save(_ containers: [Container]) {
+    /// Writes the state file if what it would hold changed, numbered one past the file on disk; `nil`: that part as
+    /// it was. Called by the state writer's thread only (StateWriter.swift), never by the input thread.
+    func save(_ containers: [Container]?, rotations: [RememberedRotation]? = nil) {
         written.withLock { w in
-            guard w.containers != containers else { return }
+            if let containers { w.latestContainers = containers }
+            if let rotations { w.latestRotations = rotations }
+            // Nothing known of the containers yet (no state restored, no transition): nothing to write them as.
+            guard let containers = w.latestContainers else { return }
+            guard w.containers != containers || w.rotations != w.latestRotations else { return }
+            let rotations = w.latestRotations
             let started = MonotonicClock.now()
             do {
                 let bytes: [UInt8]
-                do { bytes = try SavedState.encode(containers, savedAt: Int(time(nil)), generation: w.generation + 1) } catch {
+                do { bytes = try SavedState.encode(
+                        containers, rotations: rotations, savedAt: Int(time(nil)), generation: w.generation + 1) } catch {
                     // StateLimits keeps the state well below the limit; a file this large would be moved aside at
                     // the next start.
                     logger.critical("bug: \(error); not saving it")
@@ -213,6 +238,7 @@ final class StateStore: Sendable {
                 }
                 try writer.write(bytes, to: Self.fileName)
                 w.containers = containers
+                w.rotations = rotations
                 w.generation += 1
                 if w.lastError != nil { logger.notice("state: saving works again", metadata: ["file": "\(path)"]) }
                 w.lastError = nil

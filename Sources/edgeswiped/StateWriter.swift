@@ -1,4 +1,5 @@
 import EdgeSwipeCore
+import EdgeSwipeInput
 import EdgeSwipeSystem
 import Logging
 import Synchronization
@@ -24,9 +25,10 @@ import SystemPackage
 /// Saves the container state on a thread of its own, latest wins.
 final class StateWriter: Sendable {
     private struct Slot {
-        /// The newest state not yet taken, with the generation (the input thread's count of published states)
-        /// it belongs to.
-        var pending: (containers: [Container], generation: UInt64)?
+        /// The newest state not yet taken (the containers and the rotations clients set, each the latest offered;
+        /// `nil`: as last offered), with the generation (the input thread's count of published states) it
+        /// belongs to.
+        var pending: (containers: [Container]?, rotations: [RememberedRotation]?, generation: UInt64)?
         /// When the oldest state that is not yet on disk was offered: the start of the loss window.
         var oldestUnsaved: MonotonicInstant?
         /// A byte is in the wake-up pipe, or the writer is about to look at the slot: no need for another.
@@ -65,10 +67,14 @@ final class StateWriter: Sendable {
 
     /// Hands the writer the containers of the state published as `generation`. Called on the input thread: takes
     /// a lock and, when the writer is asleep, writes one byte to a pipe; never waits for the disk.
-    func offer(_ containers: [Container], generation: UInt64, at now: MonotonicInstant) {
+    func offer(_ containers: [Container]?, rotations: [RememberedRotation]?, generation: UInt64, at now: MonotonicInstant) {
         let wakeNow = slot.withLock { s -> Bool in
-            if s.pending != nil { s.superseded += 1 }
-            s.pending = (containers, generation)
+            if let old = s.pending {
+                s.superseded += 1
+                s.pending = (containers ?? old.containers, rotations ?? old.rotations, max(generation, old.generation))
+            } else {
+                s.pending = (containers, rotations, generation)
+            }
             s.offered += 1
             if s.oldestUnsaved == nil { s.oldestUnsaved = now }
             defer { s.wakeOwed = true }
@@ -113,12 +119,13 @@ final class StateWriter: Sendable {
                 return (s.pending, s.oldestUnsaved, s.stopping, s.superseded)
             }
             if let taken {
-                if taken.generation <= lastGeneration {
+                if taken.generation < lastGeneration {
                     // Offers come from one thread in the order it published them; an older one here is a bug, and
                     // writing it would put the file back.
                     logger.error("bug: state generation \(taken.generation) offered after \(lastGeneration); not saving it")
                 } else {
-                    store.save(taken.containers)
+                    // The same generation again: the rotations changed with no new container state.
+                    store.save(taken.containers, rotations: taken.rotations)
                     lastGeneration = taken.generation
                 }
                 // Saved, or failed and logged: either way the replies waiting for it go out (PROTOCOL.md).
