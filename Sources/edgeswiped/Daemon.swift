@@ -69,6 +69,7 @@ final class Daemon: Service, Sendable {
         configuration.accessContext = AccessContext(activeSessionUIDs: seat?.activeSession.map { [$0.uid] } ?? [])
         configuration.maxClients = settings.daemon.maxClients
         configuration.stallTimeout = .seconds(settings.daemon.stallTimeoutSeconds)
+        if let direct = options.directWrites { configuration.directWriteLimit = direct }
         // What a burst of clients allocated stays in glibc's arenas once they have gone, and resident: hand it
         // back (ProcessHeap.swift has the measurement).
         configuration.clientsDeparted = { [logger] in
@@ -98,9 +99,9 @@ final class Daemon: Service, Sendable {
                         AccessContext(activeSessionUIDs: session.map { [$0.uid] } ?? []), revokedReason: .sessionInactive)
                 }
             ) { events, generation, rotations in
-                // Hardening: saves the state (and the rotations clients set) a client is about to see
-                hardening.willPublish(events, stateGeneration: generation, rotations: rotations)
                 server.current?.publish(events)
+                // Hardening: the state writer saves the state (and the rotations clients set), off this thread
+                hardening.willPublish(events, stateGeneration: generation, rotations: rotations)
             }
         } catch {
             throw StartupError(exitStatus: ExitStatus.osError, description: "\(error)")
