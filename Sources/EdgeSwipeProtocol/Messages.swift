@@ -212,6 +212,28 @@ public struct AnimationInfo: Hashable, Sendable, Codable {
     /// Percent per second at the start (the release velocity).
     public var initialVelocity: Double
 
+    /// The spec as the wire carries it (the same fields `MessageEncoding` writes), for in-process clients such as
+    /// a plot, which then evaluate it exactly as remote clients do.
+    public init(_ spec: AnimationSpec) {
+        curve = spec.curve.name
+        switch spec.timing {
+        case .cubicBezier(let b):
+            timing = "cubic-bezier"
+            controlPoints = ControlPoints(x1: b.x1, y1: b.y1, x2: b.x2, y2: b.y2)
+            omega = nil
+        case .criticallyDampedSpring(let w):
+            timing = "spring"
+            controlPoints = nil
+            omega = w
+        }
+        durationUS = spec.duration.value
+        fromPercent = spec.fromPercent.value
+        toPercent = spec.toPercent.value
+        startTimeUS = spec.start.microseconds
+        endTimeUS = spec.end.microseconds
+        initialVelocity = spec.initialVelocity.value
+    }
+
     /// The percent at `timeUS` (same clock as `time_us`), clamped to 0...1 and exactly `toPercent` from the end.
     public func percent(atTimeUS timeUS: UInt64) -> Double {
         if timeUS >= endTimeUS || durationUS <= 0 { return toPercent }
