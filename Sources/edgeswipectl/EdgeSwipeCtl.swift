@@ -15,7 +15,7 @@ struct EdgeSwipeCtl: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Monitor.self, Status.self, Devices.self, Ping.self, Push.self, Pop.self, Present.self, Dismiss.self,
-            Tab.self, Show.self, Replay.self,
+            Tab.self, Show.self, Replay.self, Plot.self,
         ])
 }
 
@@ -41,6 +41,7 @@ enum CtlExit {
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66
     static let unavailable: Int32 = 69
+    static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74
 }
 

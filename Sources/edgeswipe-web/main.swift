@@ -1,0 +1,2 @@
+import EdgeSwipeWeb
+print(WebAssets.page.count)
