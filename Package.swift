@@ -134,9 +134,12 @@ let package = Package(
         .target(
             name: "EdgeSwipeWeb",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient",
+                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.embedInCode("Web/index.html"), .embedInCode("Web/edgeswipe.js")],
@@ -145,8 +148,9 @@ let package = Package(
         .executableTarget(
             name: "edgeswipe-web",
             dependencies: [
-                "EdgeSwipeWeb",
+                "EdgeSwipeWeb", "EdgeSwipeClient", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6
@@ -203,6 +207,7 @@ let package = Package(
             name: "EdgeSwipeClientTests", dependencies: ["EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6
         ),
+        .testTarget(name: "EdgeSwipeWebTests", dependencies: ["EdgeSwipeWeb", "EdgeSwipeProtocol"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipePlotTests", dependencies: ["EdgeSwipePlot", "EdgeSwipeCore"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeBenchSupportTests", dependencies: ["EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput"], swiftSettings: strictSwift6),
         .testTarget(
@@ -211,6 +216,8 @@ let package = Package(
                 "EdgeSwipeCore", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeInput", "EdgeSwipeFingerScript", "EdgeSwipeSystem", "EdgeSwipeTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
+            // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses.
+            exclude: ["Web"],
             swiftSettings: strictSwift6),
     ]
 )

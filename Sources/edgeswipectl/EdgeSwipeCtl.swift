@@ -1,4 +1,5 @@
 import ArgumentParser
+import EdgeSwipeClient
 import EdgeSwipeSystem
 import SystemPackage
 
@@ -21,18 +22,11 @@ struct EdgeSwipeCtl: AsyncParsableCommand {
 
 /// `--socket`, on every subcommand that talks to the daemon.
 struct SocketOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The daemon's socket.", discussion: "Default: $EDGESWIPE_SOCKET, else $XDG_RUNTIME_DIR/edgeswipe.sock if it exists, else /run/edgeswipe/edgeswipe.sock.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The daemon's socket.", discussion: EdgeSwipeClient.defaultSocketHelp, valueName: "path"))
     var socket: String?
 
     var path: String {
-        if let socket { return socket }
-        let environment = ProcessEnvironment.current()
-        if let explicit = environment["EDGESWIPE_SOCKET"], !explicit.isEmpty { return explicit }
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-            let user = runtime + "/edgeswipe.sock"
-            if (try? Stat(FilePath(user))) != nil { return user }
-        }
-        return "/run/edgeswipe/edgeswipe.sock"
+        socket ?? EdgeSwipeClient.defaultSocketPath(environment: ProcessEnvironment.current()) { (try? Stat(FilePath($0))) != nil }
     }
 }
 

@@ -1,2 +1,0 @@
-import EdgeSwipeWeb
-print(WebAssets.page.count)
