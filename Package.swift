@@ -142,7 +142,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/edgeswipe.js")],
+            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/edgeswipe.js"), .embedInCode("Web/page.js")],
             swiftSettings: strictSwift6
         ),
         .executableTarget(

@@ -16,6 +16,8 @@ import ServiceLifecycle
 public enum WebAssets {
     public static var page: [UInt8] { PackageResources.index_html }
     public static var module: [UInt8] { PackageResources.edgeswipe_js }
+    /// The page's own script (a file, not inline, so that the page's CSP can forbid inline scripts).
+    public static var pageScript: [UInt8] { PackageResources.page_js }
 }
 
 /// Why the bridge cannot start.
@@ -149,6 +151,7 @@ public struct Bridge: Sendable {
             return Self.asset(WebAssets.page, type: "text/html; charset=utf-8")
         }
         router.get("/edgeswipe.js") { _, _ in Self.asset(WebAssets.module, type: "text/javascript; charset=utf-8") }
+        router.get("/page.js") { _, _ in Self.asset(WebAssets.pageScript, type: "text/javascript; charset=utf-8") }
         router.get("/stream") { _, _ -> Response in
             // Reached only when the WebSocket upgrade was refused (or this is no upgrade at all).
             Response(status: .forbidden, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "WebSocket refused\n")))
@@ -205,7 +208,7 @@ public struct Bridge: Sendable {
         headers[.cacheControl] = "no-store"
         headers[.init("X-Content-Type-Options")!] = "nosniff"
         headers[.init("Referrer-Policy")!] = "no-referrer"
-        headers[.contentSecurityPolicy] = "default-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'"
+        headers[.contentSecurityPolicy] = "default-src 'self'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
