@@ -104,7 +104,7 @@ def main():
         values = driver.execute_async_script(
             "const done = arguments[arguments.length - 1];"
             "import('/edgeswipe.js').then(m => done(arguments[0].map(c => m.animationPercent(c.spec, c.time_us))));", cases)
-        worst = max(abs(v - c["expected"]) for v, c in zip(values, cases))
+        worst = max((abs(v - c["expected"]) for v, c in zip(values, cases)), default=0.0)
         if worst > 1e-12:
             fail(f"edgeswipe.js differs from Swift's AnimationInfo by up to {worst}")
         print(f"curves: {len(cases)} cases, largest difference {worst:.2e}", flush=True)
