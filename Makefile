@@ -51,7 +51,8 @@ install: build
 	install -m 0644 udev/71-edgeswipe.rules $(DESTDIR)$(UDEVDIR)/
 	install -m 0644 packaging/edgeswipe.sysusers $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf
 	[ -e $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml ] || \
-		install -m 0644 config/default.toml $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml
+		{ scripts/system-config > $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml && \
+		  chmod 0644 $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml; }
 	# Manual pages come from the command-line definitions, through swift-argument-parser's plugin.
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --product edgeswiped --section 8
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --product edgeswipectl --section 1

@@ -26,7 +26,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.7.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.0"),
@@ -56,17 +55,16 @@ let package = Package(
         // Scripted fingers: the one way synthetic touches are written (tests, demo, benchmarks, e2e descriptions).
         .target(name: "EdgeSwipeFingerScript", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
 
-        // The only place that sees libinput's C: libinput, libevdev and libudev headers.
+        // The only place that sees C libraries: libinput, libevdev, libudev, libsystemd (sd-bus) and libyaml headers.
         .systemLibrary(
             name: "CInput",
-            pkgConfig: "libinput libevdev libudev",
-            providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev"])]
+            pkgConfig: "libinput libevdev libudev libsystemd yaml-0.1",
+            providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev", "libsystemd-dev", "libyaml-dev"])]
         ),
         .target(
             name: "EdgeSwipeInput",
             dependencies: [
                 "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript", "CInput",
-                .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6
@@ -187,7 +185,8 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput", "EdgeSwipeFingerScript"], swiftSettings: strictSwift6),
+            name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport"],
+            swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig"], swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeSystemTests", dependencies: ["EdgeSwipeSystem", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],

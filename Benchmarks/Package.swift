@@ -25,7 +25,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.7.0"),
     ],
@@ -44,14 +43,13 @@ let package = Package(
         .target(name: "EdgeSwipeFingerScript", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
         .systemLibrary(
             name: "CInput",
-            pkgConfig: "libinput libevdev libudev",
-            providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev"])]
+            pkgConfig: "libinput libevdev libudev yaml-0.1",
+            providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev", "libyaml-dev"])]
         ),
         .target(
             name: "EdgeSwipeInput",
             dependencies: [
                 "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript", "CInput",
-                .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6

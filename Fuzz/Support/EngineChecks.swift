@@ -36,8 +36,18 @@ struct EngineStreamCheck {
         case .lifecycle(let l):
             time = l.time
             precondition(open.contains(l.transition), "lifecycle event for transition \(l.transition.rawValue), which is not running")
+        case .presentation(let p):
+            time = p.time
+            precondition(open.contains(p.transition), "presentation event for transition \(p.transition.rawValue), which is not running")
+        case .interaction(let i):
+            time = i.time
+            precondition(open.contains(i.transition), "interaction event for transition \(i.transition.rawValue), which is not running")
+            precondition(i.velocity.value.isFinite, "interaction velocity is not finite")
         case .state(let s): time = s.time
-        case .trace: return
+        case .trace(let trace):
+            // A state machine that met an event it cannot take is a bug in the engine, whatever the input.
+            precondition(!trace.isBug, "state machine bug: \(trace)")
+            return
         }
         precondition(time >= lastTime, "time went backwards: \(time.microseconds) after \(lastTime.microseconds)")
         lastTime = time

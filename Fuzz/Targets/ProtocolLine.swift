@@ -4,7 +4,9 @@
 // client sends. Checked, besides "no crash":
 // - framing does not depend on how the stream is chunked (fed whole, in chunks, and byte by byte: same frames);
 // - no line is longer than the cap, line numbers only grow;
-// - every line that is not a request gets an error that names its line and encodes to a valid JSON object.
+// - every line that is not a request gets an error that names its line and encodes to a valid JSON object, which
+//   the client's reader (`ServerMessage(line:)`) reads back as that error;
+// - the client's reader takes every line too, as if a server had sent it: an error or a message, never a crash.
 import EdgeSwipeCore
 import EdgeSwipeProtocol
 
@@ -58,7 +60,11 @@ public func fuzzProtocolLine(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt
                     preconditionFailure("an error line is not a JSON object: \(String(decoding: line, as: UTF8.self))")
                 }
                 precondition(object["type"] == .string("error"))
+                guard case .error(let read)? = try? ServerMessage(line: line), read.code == error.code, read.message == error.message else {
+                    preconditionFailure("the client does not read back its error: \(String(decoding: line, as: UTF8.self))")
+                }
             }
+            _ = try? ServerMessage(line: bytes)
         case .oversized(let number, let limit):
             precondition(limit == cap)
             precondition(number > lastLine, "line numbers went backwards")

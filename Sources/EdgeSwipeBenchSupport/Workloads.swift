@@ -38,8 +38,21 @@ public struct Pipeline {
     /// Feeds one evdev event through every stage.
     @inline(__always)
     public mutating func feed(_ e: EvdevEvent) {
+        if decodeAndRecognize(e) { flush() }
+    }
+
+    /// Feeds one evdev event through decoding and the engine, and hands the engine's events to `sink` instead of
+    /// the encoder: for comparing other encoders on the same work.
+    @inline(__always)
+    public mutating func feed(_ e: EvdevEvent, handing sink: (EngineEvent) -> Void) {
+        if decodeAndRecognize(e) { hand(to: sink) }
+    }
+
+    /// Whether the event completed an engine input (and so may have produced engine events).
+    @inline(__always)
+    mutating func decodeAndRecognize(_ e: EvdevEvent) -> Bool {
         fed += 1
-        guard let output = decoder.feed(time: e.time, type: e.type, code: e.code, value: e.value) else { return }
+        guard let output = decoder.feed(time: e.time, type: e.type, code: e.code, value: e.value) else { return false }
         frames += 1
         switch output {
         case .frame(let frame):
@@ -49,14 +62,31 @@ public struct Pipeline {
             engine.tick(through: time, into: &events)
             engine.eventsLost(on: id, at: time, into: &events)
         }
-        flush()
+        return true
     }
 
     /// Lets the last run-out end and removes the device, as a replay's end does.
     public mutating func finish() {
+        settle()
+        flush()
+    }
+
+    /// ``finish()``, handing the last engine events to `sink`.
+    public mutating func finish(handing sink: (EngineEvent) -> Void) {
+        settle()
+        hand(to: sink)
+    }
+
+    mutating func settle() {
         engine.tickUntilSettled(into: &events)
         engine.removeDevice(decoder.device.id, at: engine.now, into: &events)
-        flush()
+    }
+
+    @inline(__always)
+    mutating func hand(to sink: (EngineEvent) -> Void) {
+        engineEvents += events.count
+        for e in events { sink(e) }
+        events.removeAll(keepingCapacity: true)
     }
 
     @inline(__always)
@@ -280,7 +310,8 @@ public final class EngineFullSwipes {
 /// The protocol encoder alone: the engine events of the synthetic stream, produced once up front, encoded one
 /// event at a time (the server's per-event work before fan-out).
 public final class EncoderWorkload {
-    let events: [EngineEvent]
+    /// The engine events of the stream that reach the wire (trace events removed), in order.
+    public let events: [EngineEvent]
     var index = 0
     var encoder = ProtocolLineEncoder()
     var out: [UInt8] = []

@@ -212,6 +212,20 @@ public final class EdgeSwipeClient: Sendable {
         return TransitionID(id)
     }
 
+    /// Sets which way the user sees touch devices (`set-rotation`): all touchscreens, one device, or the
+    /// touchscreens of one output. Returns the devices turned now and those that turn once their fingers lift.
+    @discardableResult
+    public func setRotation(
+        _ setting: RotationSetting, on target: RotationTarget = .allTouchscreens
+    ) async throws(ClientError) -> (applied: [DeviceID], pending: [DeviceID]) {
+        let request = RotationRequest(setting: setting, target: target)
+        let reply = try await self.request(.daemon(.setRotation(request)))
+        guard let applied = reply.result.applied, let pending = reply.result.pending else {
+            throw .unexpectedReply(op: "set-rotation", reason: "no applied/pending devices in the result")
+        }
+        return (applied.map(DeviceID.init), pending.map(DeviceID.init))
+    }
+
     /// Closes the connection, ends every message stream and fails waiting requests with ``ClientError/closed``.
     public func close() async {
         let (task, channel) = state.withLockedValue { s -> (Task<Void, Never>?, (any Channel)?) in

@@ -144,10 +144,11 @@ public enum ConfigParser {
             overrides: try devicesSection.overrides())
 
         let accessSection = try top.section("access")
-        try accessSection.only(["read_uids", "read_gids", "control_uids", "control_gids"])
+        try accessSection.only(["read", "control", "read_uids", "read_gids", "control_uids", "control_gids"])
         let access = AccessSettings(
             readUIDs: try accessSection.ids("read_uids"), readGIDs: try accessSection.ids("read_gids"),
-            controlUIDs: try accessSection.ids("control_uids"), controlGIDs: try accessSection.ids("control_gids"))
+            controlUIDs: try accessSection.ids("control_uids"), controlGIDs: try accessSection.ids("control_gids"),
+            read: try accessSection.accessKeywords("read"), control: try accessSection.accessKeywords("control"))
 
         let engine = EngineConfiguration(
             containers: containers, bindings: bindings, touchscreen: touchscreen, touchpad: touchpad,

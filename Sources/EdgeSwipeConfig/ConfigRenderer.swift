@@ -69,10 +69,12 @@ extension EdgeSwipeSettings {
         out += "\n[devices]\nallow = \(list(devices.allow))\ndeny = \(list(devices.deny))\n"
         for o in devices.overrides {
             out += "\n[[devices.override]]\nmatch = \(q(o.match))\n"
-            if let r = o.rotation { out += "rotation = \(r.rawValue)\n" }
+            if o.followsAccelerometer { out += "rotation = \"auto\"\n" } else if let r = o.rotation { out += "rotation = \(r.rawValue)\n" }
+            if let output = o.output { out += "output = \(q(output))\n" }
             if let c = o.calibration { out += "calibration = [\(c.values.map(n).joined(separator: ", "))]\n" }
         }
-        out += "\n[access]\nread_uids = \(ids(access.readUIDs))\nread_gids = \(ids(access.readGIDs))\n"
+        out += "\n[access]\nread = \(list(access.read.map(\.rawValue)))\ncontrol = \(list(access.control.map(\.rawValue)))\n"
+        out += "read_uids = \(ids(access.readUIDs))\nread_gids = \(ids(access.readGIDs))\n"
         out += "control_uids = \(ids(access.controlUIDs))\ncontrol_gids = \(ids(access.controlGIDs))\n"
         return out
     }

@@ -155,14 +155,21 @@ deny = []
 # Per-device overrides:
 # [[devices.override]]
 # match = "Wacom ISDv4 E6 Finger"
-# rotation = 90
+# rotation = 90          # clockwise degrees, or "auto": follow iio-sensor-proxy's accelerometer
 # calibration = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+# output = "eDP-1"       # the output it drives, when udev's WL_OUTPUT does not say
 
 [access]
-# Who may connect. Empty lists mean: the daemon's own uid and the socket's group.
+# Who may connect, and who may request transitions (push, pop, set-rotation, ...). All empty: the daemon's own
+# uid and the socket's group. Otherwise the lists are exact, and whoever may control may read.
+# read and control take keywords: "active-session" (the user of the session that is active on the daemon's seat
+# now, from logind: a VT switch or fast user switching closes the old user's clients with goodbye
+# "session-inactive"), "owner" (the daemon's own uid), "socket-group" (the group that owns the socket).
+# The system service installs this file with both set to ["active-session", "owner", "socket-group"].
+read = []
+control = []
 read_uids = []
 read_gids = []
-# Who may request transitions (push, pop, ...). Empty: the same as read access.
 control_uids = []
 control_gids = []
 """#

@@ -9,8 +9,13 @@ extension DeviceSelection {
         return { name, properties, kind in
             var setup = DeviceSetup(assumedSize: kind == .touchscreen ? screen : pad)
             for o in overrides where DeviceSelection.matches(o.match, name: name, path: "", properties: properties) {
-                if let r = o.rotation { setup.rotation = r }
+                if let r = o.rotation {
+                    setup.rotation = r
+                    setup.followsAccelerometer = false
+                }
+                if o.followsAccelerometer { setup.followsAccelerometer = true }
                 if let c = o.calibration { setup.calibration = c }
+                if let output = o.output { setup.output = output }
             }
             return setup
         }

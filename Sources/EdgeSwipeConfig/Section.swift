@@ -157,6 +157,21 @@ struct Section {
         return out
     }
 
+    /// `read = ["active-session", "socket-group"]`: each entry a known keyword, at most once.
+    func accessKeywords(_ k: String) throws(ConfigError) -> [AccessKeyword] {
+        guard let names = try strings(k) else { return [] }
+        var out: [AccessKeyword] = []
+        for name in names {
+            guard let keyword = AccessKeyword(rawValue: name) else {
+                let known = AccessKeyword.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                throw error(k, "'\(k)' entries must be \(known) (got \"\(name)\"); numeric ids go in '\(k)_uids' and '\(k)_gids'")
+            }
+            guard !out.contains(keyword) else { throw error(k, "'\(k)' names \"\(name)\" twice") }
+            out.append(keyword)
+        }
+        return out
+    }
+
     /// Every table of an array of tables, each with its own path (`bindings[2]`).
     func tables(_ k: String) throws(ConfigError) -> [Section] {
         guard let a = try array(k) else { return [] }
@@ -413,12 +428,20 @@ struct Section {
     func overrides() throws(ConfigError) -> [DeviceOverride] {
         var out: [DeviceOverride] = []
         for o in try tables("override") {
-            try o.only(["match", "rotation", "calibration"])
+            try o.only(["match", "rotation", "calibration", "output"])
             var rotation: Rotation? = nil
-            if let degrees = try o.int("rotation", default: nil) {
-                guard let r = Rotation(rawValue: degrees) else { throw o.error("rotation", "'rotation' must be 0, 90, 180 or 270 (got \(degrees))") }
-                rotation = r
+            var auto = false
+            if let value = o.value("rotation") {
+                if value.string == "auto" {
+                    auto = true
+                } else if let degrees = value.int, let r = Rotation(rawValue: degrees) {
+                    rotation = r
+                } else {
+                    throw o.error("rotation", "'rotation' must be 0, 90, 180, 270 or \"auto\" (got \(value.debugDescription))")
+                }
             }
+            let output = try o.string("output", default: nil, nonEmpty: true)
+            if let output, let problem = StateLimits.nameProblem(output) { throw o.error("output", "'output' \(problem)") }
             var calibration: CalibrationMatrix? = nil
             if let values = try o.numbers("calibration") {
                 guard let m = CalibrationMatrix(values: values) else {
@@ -426,7 +449,9 @@ struct Section {
                 }
                 calibration = m
             }
-            out.append(DeviceOverride(match: try o.required("match"), rotation: rotation, calibration: calibration))
+            out.append(DeviceOverride(
+                match: try o.required("match"), rotation: rotation, followsAccelerometer: auto, calibration: calibration,
+                output: output))
         }
         return out
     }

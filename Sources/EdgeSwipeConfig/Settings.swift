@@ -67,15 +67,39 @@ public struct DeviceSelection: Hashable, Sendable {
     }
 }
 
+extension DeviceSelection {
+    /// Whether an override has `rotation = "auto"`: the daemon then follows the accelerometer.
+    public var followsAccelerometer: Bool { overrides.contains { $0.followsAccelerometer } }
+}
+
 public struct DeviceOverride: Hashable, Sendable {
     public var match: String
     public var rotation: Rotation?
+    /// `rotation = "auto"`: follow the accelerometer (iio-sensor-proxy); ``rotation`` is then `nil`.
+    public var followsAccelerometer: Bool
     public var calibration: CalibrationMatrix?
-    public init(match: String, rotation: Rotation? = nil, calibration: CalibrationMatrix? = nil) {
+    /// The output (monitor) the device drives, by the compositor's name for it, instead of udev's `WL_OUTPUT`.
+    public var output: String?
+    public init(
+        match: String, rotation: Rotation? = nil, followsAccelerometer: Bool = false,
+        calibration: CalibrationMatrix? = nil, output: String? = nil
+    ) {
         self.match = match
         self.rotation = rotation
+        self.followsAccelerometer = followsAccelerometer
         self.calibration = calibration
+        self.output = output
     }
+}
+
+/// Who an access list admits besides numeric uids and gids: the `read` and `control` keys of `[access]`.
+public enum AccessKeyword: String, Hashable, Sendable, CaseIterable {
+    /// The user of the session that is active on the daemon's seat now (logind), whoever that is at the moment.
+    case activeSession = "active-session"
+    /// The daemon's own user.
+    case owner
+    /// The group that owns the socket (the system service's `edgeswipe`).
+    case socketGroup = "socket-group"
 }
 
 /// Who may connect to the socket and who may request transitions. Empty lists mean the defaults the daemon
@@ -85,12 +109,24 @@ public struct AccessSettings: Hashable, Sendable {
     public var readGIDs: [UInt32] = []
     public var controlUIDs: [UInt32] = []
     public var controlGIDs: [UInt32] = []
-    public init(readUIDs: [UInt32] = [], readGIDs: [UInt32] = [], controlUIDs: [UInt32] = [], controlGIDs: [UInt32] = []) {
+    /// `read = ["active-session", "socket-group"]`: who may read besides the listed ids.
+    public var read: [AccessKeyword] = []
+    /// `control = [...]`: who may control besides the listed ids.
+    public var control: [AccessKeyword] = []
+    public init(
+        readUIDs: [UInt32] = [], readGIDs: [UInt32] = [], controlUIDs: [UInt32] = [], controlGIDs: [UInt32] = [],
+        read: [AccessKeyword] = [], control: [AccessKeyword] = []
+    ) {
         self.readUIDs = readUIDs
         self.readGIDs = readGIDs
         self.controlUIDs = controlUIDs
         self.controlGIDs = controlGIDs
+        self.read = read
+        self.control = control
     }
+
+    /// Whether a list admits the seat's active session: the daemon then follows logind.
+    public var followsActiveSession: Bool { read.contains(.activeSession) || control.contains(.activeSession) }
 }
 
 /// A configuration problem, with the file and line it was found at.

@@ -104,6 +104,19 @@ public struct AnimationSpec: Hashable, Sendable, Codable {
     /// The velocity at the start: the release velocity, so the hand-off has no jump.
     public var initialVelocity: PercentPerSecond
 
+    public init(
+        curve: CompletionCurve, timing: Timing, start: MonotonicInstant, duration: Microseconds, fromPercent: Percent,
+        toPercent: Percent, initialVelocity: PercentPerSecond
+    ) {
+        self.curve = curve
+        self.timing = timing
+        self.start = start
+        self.duration = duration
+        self.fromPercent = fromPercent
+        self.toPercent = toPercent
+        self.initialVelocity = initialVelocity
+    }
+
     public var end: MonotonicInstant { start.advanced(by: duration) }
 
     /// The percent at `time`, clamped to 0...1 and exactly `toPercent` from the end on.

@@ -85,6 +85,42 @@ public struct CalibrationMatrix: Hashable, Sendable, Codable {
     }
 }
 
+/// What a device is, whatever node it has now: its name, its bus, vendor and product ids, and where it is plugged
+/// in (`phys`) and its serial (`uniq`) when the kernel reports them.
+///
+/// Event nodes are handed out in the order devices appear, so a touch controller that re-enumerates on resume,
+/// or a screen plugged into another port, can come back as another `/dev/input/eventN`; a device id lasts only
+/// while the device is there. The identity is how a device that comes back is recognized: its runtime rotation
+/// follows it, and the state file remembers it by this. Two identical devices on the same port are one identity.
+public struct DeviceIdentity: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var name: String
+    public var bus: UInt16
+    public var vendor: UInt16
+    public var product: UInt16
+    /// The kernel's physical path (`usb-0000:00:14.0-8/input0`), when known.
+    public var phys: String?
+    /// The kernel's unique id (a serial number), when the device has one.
+    public var uniq: String?
+
+    public init(name: String, bus: UInt16 = 0, vendor: UInt16 = 0, product: UInt16 = 0, phys: String? = nil, uniq: String? = nil) {
+        self.name = StateLimits.truncatedName(name)
+        self.bus = bus
+        self.vendor = vendor
+        self.product = product
+        self.phys = phys.flatMap { $0.isEmpty ? nil : StateLimits.truncatedName($0) }
+        self.uniq = uniq.flatMap { $0.isEmpty ? nil : StateLimits.truncatedName($0) }
+    }
+
+    /// `"Wacom ISDv4 E6 Finger" 0003:056a:00e6 usb-…/input0`, for logs.
+    public var description: String {
+        func hex(_ v: UInt16) -> String { String(v, radix: 16).leftPadded(to: 4) }
+        var s = "\"\(name)\" \(hex(bus)):\(hex(vendor)):\(hex(product))"
+        if let phys { s += " \(phys)" }
+        if let uniq { s += " uniq \(uniq)" }
+        return s
+    }
+}
+
 /// Everything the engine needs to know about a touch surface.
 public struct TouchDevice: Hashable, Sendable, Codable {
     public var id: DeviceID
@@ -101,11 +137,19 @@ public struct TouchDevice: Hashable, Sendable, Codable {
     public var reportedSize: MillimeterSize?
     /// Where the device was found: an event node, a recording path, or a synthetic name.
     public var path: String
+    /// What the device is, whatever its node (a device that comes back is recognized by it).
+    public var identity: DeviceIdentity
+    /// The output (monitor) a touchscreen drives, by the compositor's name for it (udev's `WL_OUTPUT`, or the
+    /// configuration's), when known.
+    public var output: String?
+    /// The rotation follows the accelerometer (`rotation = "auto"`): ``rotation`` is its latest reading.
+    public var followsAccelerometer: Bool
 
     public init(
         id: DeviceID, name: String, kind: DeviceKind, x: AxisRange, y: AxisRange,
         rotation: Rotation = .degrees0, calibration: CalibrationMatrix? = nil,
-        assumedSize: MillimeterSize? = nil, reportedSize: MillimeterSize? = nil, path: String = ""
+        assumedSize: MillimeterSize? = nil, reportedSize: MillimeterSize? = nil, path: String = "",
+        identity: DeviceIdentity? = nil, output: String? = nil, followsAccelerometer: Bool = false
     ) {
         self.id = id
         // Names come from drivers and recordings; each device's name goes into every hello.
@@ -118,6 +162,9 @@ public struct TouchDevice: Hashable, Sendable, Codable {
         self.assumedSize = assumedSize ?? TouchDevice.defaultAssumedSize(for: kind)
         self.reportedSize = reportedSize
         self.path = path
+        self.identity = identity ?? DeviceIdentity(name: name)
+        self.output = output.flatMap { $0.isEmpty ? nil : StateLimits.truncatedName($0) }
+        self.followsAccelerometer = followsAccelerometer
     }
 
     /// A 10" tablet for screens and a laptop pad for touchpads: only used when a device hides its size.
@@ -158,6 +205,46 @@ public struct TouchDevice: Hashable, Sendable, Codable {
     }
 }
 
+/// A rotation asked for while the daemon runs (a shell's `set-rotation`).
+public enum RotationSetting: Hashable, Sendable, CustomStringConvertible {
+    /// This rotation, until the next request.
+    case fixed(Rotation)
+    /// What the configuration says: the accelerometer's reading for a device with `rotation = "auto"`, the
+    /// configured rotation for the others.
+    case automatic
+
+    public var description: String {
+        switch self {
+        case .fixed(let r): "\(r.rawValue)"
+        case .automatic: "auto"
+        }
+    }
+}
+
+/// Which devices a `set-rotation` names.
+public enum RotationTarget: Hashable, Sendable, CustomStringConvertible {
+    /// Every touchscreen present now.
+    case allTouchscreens
+    case device(DeviceID)
+    /// The touchscreens that drive this output (`WL_OUTPUT`, or the configuration's `output`).
+    case output(String)
+
+    public var description: String {
+        switch self {
+        case .allTouchscreens: "every touchscreen"
+        case .device(let id): "device \(id.rawValue)"
+        case .output(let name): "the touchscreens of output \"\(name)\""
+        }
+    }
+}
+
+extension Rotation {
+    /// The rotation that, applied after `other`, gives this one (both clockwise).
+    public func relative(to other: Rotation) -> Rotation {
+        Rotation(rawValue: (rawValue - other.rawValue + 360) % 360) ?? .degrees0
+    }
+}
+
 /// How a touch device is mounted and sized: what the host knows that the kernel does not.
 public struct DeviceSetup: Hashable, Sendable {
     /// How the device is mounted, clockwise.
@@ -168,15 +255,21 @@ public struct DeviceSetup: Hashable, Sendable {
     public var assumedSize: MillimeterSize?
     /// A size the host knows better than absinfo (libinput's `get_size`, udev's `ID_INPUT_WIDTH_MM`).
     public var reportedSize: MillimeterSize?
+    /// The output the device drives, named by hand (the configuration's `output`); udev's `WL_OUTPUT` otherwise.
+    public var output: String?
+    /// Follow the accelerometer rather than a fixed ``rotation`` (the configuration's `rotation = "auto"`).
+    public var followsAccelerometer: Bool
 
     public init(
         rotation: Rotation = .degrees0, calibration: CalibrationMatrix? = nil, assumedSize: MillimeterSize? = nil,
-        reportedSize: MillimeterSize? = nil
+        reportedSize: MillimeterSize? = nil, output: String? = nil, followsAccelerometer: Bool = false
     ) {
         self.rotation = rotation
         self.calibration = calibration
         self.assumedSize = assumedSize
         self.reportedSize = reportedSize
+        self.output = output
+        self.followsAccelerometer = followsAccelerometer
     }
 }
 

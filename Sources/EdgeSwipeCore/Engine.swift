@@ -111,6 +111,23 @@ public struct Engine: Sendable {
         events.append(.device(DeviceEvent(time: now, change: .added, device: device)))
     }
 
+    /// A device's geometry changed (its rotation, from a shell's request or the accelerometer): what its touches
+    /// mean from now on. The host changes it between touch sequences; should a finger be down on it anyway, the
+    /// sequence is treated as lost (its gesture cancelled, its fingers ignored until they lift), because its
+    /// points so far were in the old orientation.
+    public mutating func changeDevice(_ device: TouchDevice, at time: MonotonicInstant, into events: inout [EngineEvent]) {
+        advanceClock(to: time, into: &events)
+        guard let index = deviceIndex(device.id) else { return }
+        if !devices[index].recognizer.isIdle { recognize(.eventsDropped, device: index, into: &events) }
+        var device = device
+        device.assumedSize = devices[index].settings.assumedSize
+        devices[index].device = device
+        devices[index].size = device.size
+        // The zones are fractions of the axes as the user sees them: turned, they are measured again.
+        devices[index].recognizer = ScreenEdgePanRecognizer(settings: devices[index].settings.recognizer, device: device)
+        events.append(.device(DeviceEvent(time: now, change: .changed, device: device)))
+    }
+
     /// A device went away: a gesture in flight is cancelled (its transition runs back to 0), then the device
     /// is forgotten.
     public mutating func removeDevice(_ id: DeviceID, at time: MonotonicInstant, into events: inout [EngineEvent]) {

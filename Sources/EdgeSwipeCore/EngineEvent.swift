@@ -1,6 +1,6 @@
-/// A device came or went.
+/// A device came, changed (its rotation or output) or went.
 public struct DeviceEvent: Hashable, Sendable {
-    public enum Change: String, Hashable, Sendable, Codable { case added, removed }
+    public enum Change: String, Hashable, Sendable, Codable { case added, changed, removed }
     public var time: MonotonicInstant
     public var change: Change
     public var device: TouchDevice

@@ -18,6 +18,9 @@ public enum StateLimits {
     public static let maxContainers = 64
     /// Bindings in a configuration.
     public static let maxBindings = 256
+    /// Devices whose runtime rotation (`set-rotation`) the state remembers: more than any machine has touch
+    /// devices, few enough to keep the state file small. The one set longest ago is forgotten first.
+    public static let maxRememberedRotations = 64
     /// The whole state, measured by ``size(of:)``: every name's bytes and a fixed allowance for what surrounds
     /// it. At most twice this (JSON escapes a `"` or a `\` as two bytes; names hold no control characters), plus
     /// a few hundred bytes, is the size of the state in a `hello`, a `status` reply or the state file.
@@ -105,7 +108,8 @@ extension NormalizedRect {
 }
 
 extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
+    /// Zero-padded on the left to `width` characters (hex codes in messages).
+    func leftPadded(to width: Int) -> String {
         String(repeating: "0", count: max(0, width - count)) + self
     }
 }

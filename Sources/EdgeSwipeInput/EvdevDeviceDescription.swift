@@ -152,6 +152,14 @@ public struct EvdevDeviceDescription: Hashable, Sendable {
     public var absInfo: [UInt16: AbsInfo]
     /// udev properties, where known (`ID_INPUT_TOUCHPAD=1`, `EDGESWIPE_IGNORE=1`).
     public var udevProperties: [String: String]
+    /// The kernel's physical path and unique id (`EVIOCGPHYS`, `EVIOCGUNIQ`), for live devices that report them.
+    public var phys: String?
+    public var uniq: String?
+
+    /// What the device is, whatever node it has.
+    public var identity: DeviceIdentity {
+        DeviceIdentity(name: name, bus: id.bus, vendor: id.vendor, product: id.product, phys: phys, uniq: uniq)
+    }
 
     public init(
         name: String, id: InputID = InputID(), properties: InputProperties = [], eventTypes: Set<UInt16> = [],
@@ -265,6 +273,7 @@ public struct EvdevDeviceDescription: Hashable, Sendable {
         return TouchDevice(
             id: id, name: name, kind: kind, x: axes.x, y: axes.y, rotation: setup.rotation,
             calibration: setup.calibration, assumedSize: setup.assumedSize, reportedSize: setup.reportedSize,
-            path: path)
+            path: path, identity: identity, output: setup.output ?? udevProperties["WL_OUTPUT"],
+            followsAccelerometer: setup.followsAccelerometer)
     }
 }

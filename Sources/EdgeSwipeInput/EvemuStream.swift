@@ -13,7 +13,7 @@ import SystemPackage
 // and each line is decoded as the whole text would be, so a streamed recording plays to the same bytes as a loaded
 // one.
 //
-// `libinput record` files (YAML) are still read whole (`Recording.load`).
+// `libinput record` files (YAML) stream the same way, through libyaml's event parser (LibinputRecord.swift).
 
 /// Reads a file a line at a time. Lines end at any newline Swift's `Character.isNewline` knows (`\n`, `\r`,
 /// `\r\n`, VT, FF, NEL, LS, PS); invalid UTF-8 is replaced as `String(decoding:as:)` replaces it. After the last
@@ -122,12 +122,13 @@ extension Evemu.Parser {
 }
 
 extension Recording {
-    /// Reads a recording for playing without holding its events: an evemu file is checked line by line and its
+    /// Reads a recording for playing without holding its events: the file is checked from start to end and its
     /// devices described (errors are those of ``load(path:descriptionPath:)``, before anything plays), and a
-    /// player reads each device's events from the file as it plays them. A `libinput record` file is loaded whole.
+    /// player reads each device's events from the file as it plays them. An evemu file is read a line at a time,
+    /// a `libinput record` file an event of libyaml's at a time.
     public static func stream(path: String, descriptionPath: String? = nil) throws(RecordingError) -> Recording {
         if looksLikeLibinputRecord(try head(of: path), path: path) {
-            return try load(path: path, descriptionPath: descriptionPath)
+            return Recording(path: path, format: .libinputRecord, devices: try LibinputRecord.describe(path: path))
         }
         let reader = try TextLineReader(path: path)
         var parser = Evemu.Parser(file: path, descriptionOnly: false)
@@ -140,14 +141,14 @@ extension Recording {
         let devices = parser.devices.enumerated().map { index, builder in
             RecordedDevice(
                 description: builder.description, events: [], source: path,
-                streamed: StreamedEvents(path: path, deviceIndex: index, eventCount: builder.eventCount, firstEventTime: builder.firstEventTime))
+                streamed: StreamedEvents(path: path, format: .evemu, deviceIndex: index, eventCount: builder.eventCount, firstEventTime: builder.firstEventTime))
         }
         return Recording(path: path, format: .evemu, devices: devices)
     }
 
     /// The start of the file as text: enough characters for ``looksLikeLibinputRecord(_:path:)``, which reads
     /// the first 4,096.
-    private static func head(of path: String) throws(RecordingError) -> String {
+    static func head(of path: String) throws(RecordingError) -> String {
         // A cut through a character at the end changes nothing in the first 4,096.
         String(decoding: try readBytes(path) { String(decoding: $0, as: UTF8.self).count > 4097 }, as: UTF8.self)
     }
@@ -155,7 +156,7 @@ extension Recording {
 
 /// One streamed device's events, read from its file as a player asks for them. Owned by one player (its cursor);
 /// not shared.
-final class EvemuEventStream: @unchecked Sendable {
+final class EvemuEventStream: RecordedEventStream, @unchecked Sendable {
     private let reader: TextLineReader?
     private var parser: Evemu.Parser
     private let streamed: StreamedEvents
@@ -196,9 +197,7 @@ final class EvemuEventStream: @unchecked Sendable {
         if let why = reader.readError {
             failure = RecordingError(file: streamed.path, line: parser.lineNumber, reason: .unreadable(why))
         } else if delivered != streamed.eventCount {
-            failure = RecordingError(
-                file: streamed.path, line: nil,
-                reason: .unreadable("the file changed while it was played (\(delivered) events of device \(streamed.deviceIndex) where \(streamed.eventCount) were counted)"))
+            failure = streamed.changedWhilePlaying(delivered: delivered)
         }
     }
 }

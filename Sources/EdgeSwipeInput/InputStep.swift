@@ -5,6 +5,8 @@ public struct InputStep: Hashable, Sendable {
     /// The engine input: one per engine entry point.
     public enum Input: Hashable, Sendable {
         case deviceAdded(TouchDevice)
+        /// The device's geometry changed between touch sequences (a runtime rotation).
+        case deviceChanged(TouchDevice)
         case frame(TouchFrame)
         case eventsLost(DeviceID)
         case deviceRemoved(DeviceID)
@@ -22,6 +24,7 @@ public struct InputStep: Hashable, Sendable {
     public func apply(to engine: inout Engine, into events: inout [EngineEvent]) {
         switch input {
         case .deviceAdded(let device): engine.addDevice(device, at: time, into: &events)
+        case .deviceChanged(let device): engine.changeDevice(device, at: time, into: &events)
         case .frame(let frame): engine.handle(frame, into: &events)
         case .eventsLost(let id): engine.eventsLost(on: id, at: time, into: &events)
         case .deviceRemoved(let id): engine.removeDevice(id, at: time, into: &events)

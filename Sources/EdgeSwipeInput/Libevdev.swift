@@ -110,8 +110,11 @@ final class Libevdev {
             absInfo[code] = AbsInfo(
                 minimum: info.minimum, maximum: info.maximum, fuzz: info.fuzz, flat: info.flat, resolution: info.resolution)
         }
-        return EvdevDeviceDescription(
+        var description = EvdevDeviceDescription(
             name: name, id: id, properties: properties, eventTypes: types, keys: keys, absInfo: absInfo)
+        description.phys = libevdev_get_phys(handle).map { String(cString: $0) }
+        description.uniq = libevdev_get_uniq(handle).map { String(cString: $0) }
+        return description
     }
 
     /// One `libevdev_next_event`, in normal or sync mode.

@@ -137,6 +137,36 @@ public final class LiveTouchInput {
         }
     }
 
+    /// Whether ``suspend(now:_:)`` was called and ``resume()`` not yet.
+    public private(set) var isSuspended = false
+
+    /// The machine is about to sleep (logind's `PrepareForSleep(true)`): libinput lets go of every device
+    /// (`libinput_suspend`), and each is reported removed now, so that a gesture in flight is cancelled cleanly
+    /// and no touch half-seen before the sleep is taken up after it. The touchpads' libevdev nodes close with them.
+    public func suspend(now: MonotonicInstant, _ handle: (InputStep) -> Void) {
+        guard !isSuspended else { return }
+        isSuspended = true
+        libinput_suspend(context.handle)
+        // libinput queues a DEVICE_REMOVED for each device; take them (and anything read before them) now.
+        do { try drain(now: now, handle) } catch { logger.error("input: \(error)") }
+        // Whatever libinput did not report (a device it never added for us) is gone too.
+        for key in entries.keys.sorted(by: { (entries[$0]?.device.id ?? DeviceID(0)) < (entries[$1]?.device.id ?? DeviceID(0)) }) {
+            remove(key, now: now, handle)
+        }
+    }
+
+    /// The machine woke (`PrepareForSleep(false)`): libinput opens the seat's devices again
+    /// (`libinput_resume`), as they are now. Each comes back as a new ``InputStep/Input/deviceAdded(_:)`` on the
+    /// next ``drain(now:_:)``, with a new id, its overrides and, by its identity, the rotation a client set; a
+    /// touch controller that re-enumerated under another node is found the same way.
+    public func resume() {
+        guard isSuspended else { return }
+        isSuspended = false
+        if libinput_resume(context.handle) != 0 {
+            logger.error("libinput_resume failed: devices may be missing until they are plugged in again")
+        }
+    }
+
     // MARK: - libinput events
 
     private func process(_ event: OpaquePointer, now: MonotonicInstant, _ handle: (InputStep) -> Void) {

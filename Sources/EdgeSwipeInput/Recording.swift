@@ -27,11 +27,37 @@ public struct RecordedDevice: Hashable, Sendable {
 /// Where a streamed device's events are: which file, which of its devices, and what the first pass over it found.
 public struct StreamedEvents: Hashable, Sendable {
     public var path: String
+    public var format: Recording.Format
     /// The device's index among the file's devices (each `N:` starts the next; events before any belong to the
     /// `.desc`'s device, index 0).
     public var deviceIndex: Int
     public var eventCount: Int
     public var firstEventTime: MonotonicInstant?
+
+    /// The error for a second pass that found `delivered` events where the first counted ``eventCount``: the file
+    /// was changed (or replaced) between the passes.
+    func changedWhilePlaying(delivered: Int) -> RecordingError {
+        RecordingError(
+            file: path, line: nil,
+            reason: .unreadable("the file changed while it was played (\(delivered) events of device \(deviceIndex) where \(eventCount) were counted)"))
+    }
+
+    /// A reader of the events from the file, for one player.
+    func openStream() -> any RecordedEventStream {
+        switch format {
+        case .evemu: EvemuEventStream(self)
+        case .libinputRecord: LibinputRecordEventStream(self)
+        }
+    }
+}
+
+/// A streamed device's events, read from its file as a player asks for them (``StreamedEvents``).
+protocol RecordedEventStream: AnyObject, Sendable {
+    /// The next event; `nil` at the end, or after a failure.
+    var current: EvdevEvent? { get }
+    /// Set when the file could not be read again, or no longer matches what its first pass found.
+    var failure: RecordingError? { get }
+    func advance()
 }
 
 /// A recorded session of one or more devices, read from an evemu or `libinput record` file.
@@ -65,6 +91,10 @@ public struct Recording: Hashable, Sendable {
     ///     no inline description, the `.desc` in the same folder whose name (without `.desc`) is the longest
     ///     prefix of the recording's name is used, which is how evemu-devices is laid out.
     public static func load(path: String, descriptionPath: String? = nil) throws(RecordingError) -> Recording {
+        // A `libinput record` file is parsed as it is read: its events are kept, its text never is.
+        if looksLikeLibinputRecord(try head(of: path), path: path) {
+            return Recording(path: path, format: .libinputRecord, devices: try LibinputRecord.load(path: path))
+        }
         let text = try readText(path)
         return try parse(text, path: path, descriptionPath: descriptionPath)
     }

@@ -1,15 +1,18 @@
 /// A recording (or device description) that cannot be read, with the place and the reason:
-/// `n4.events:88: event before any device description`.
+/// `n4.events:88: event before any device description`, `pad.yaml:39:7: truncated line: ...`.
 public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file as the caller named it.
     public var file: String
     /// 1-based; `nil` when the problem is the file as a whole.
     public var line: Int?
+    /// 1-based, in characters; given for YAML, where a line holds many values.
+    public var column: Int?
     public var reason: Reason
 
-    public init(file: String, line: Int?, reason: Reason) {
+    public init(file: String, line: Int?, column: Int? = nil, reason: Reason) {
         self.file = file
         self.line = line
+        self.column = column
         self.reason = reason
     }
 
@@ -57,10 +60,14 @@ public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible
         }
     }
 
-    /// `file:line: reason`, with the file's last path component as evemu and compilers print it.
+    /// `file:line: reason` (or `file:line:column: reason`), with the file's last path component as evemu and
+    /// compilers print it.
     public var description: String {
         let name = file.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? file
-        if let line { return "\(name):\(line): \(reason)" }
-        return "\(name): \(reason)"
+        switch (line, column) {
+        case (let line?, let column?): return "\(name):\(line):\(column): \(reason)"
+        case (let line?, nil): return "\(name):\(line): \(reason)"
+        case (nil, _): return "\(name): \(reason)"
+        }
     }
 }

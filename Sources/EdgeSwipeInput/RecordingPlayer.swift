@@ -60,7 +60,7 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
     /// Where a device's events come from: an array, or its file (a streamed recording).
     private enum Feed: Sendable {
         case memory([EvdevEvent], next: Int)
-        case file(EvemuEventStream)
+        case file(any RecordedEventStream)
 
         var current: EvdevEvent? {
             switch self {
@@ -117,7 +117,7 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
                     let decoder = try EvdevFrameDecoder(description: description, device: device)
                     nextID += 1
                     devices.append(PlayedDevice(device: device, touchProtocol: touchProtocol, recording: r, index: d))
-                    let feed: Feed = recorded.streamed.map { .file(EvemuEventStream($0)) } ?? .memory(recorded.events, next: 0)
+                    let feed: Feed = recorded.streamed.map { .file($0.openStream()) } ?? .memory(recorded.events, next: 0)
                     cursors.append(Cursor(decoder: decoder, feed: feed, recording: r))
                 } catch {
                     skipped.append(SkippedDevice(recording: recording.path, source: recorded.source, reason: error))

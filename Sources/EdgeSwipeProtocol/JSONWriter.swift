@@ -42,6 +42,8 @@ public struct JSONWriter: @unchecked Sendable {
     var storage: Storage
     /// Bytes written so far.
     public private(set) var count = 0
+    /// Whether the next field written through ``key(_:)`` is the first of its object (no comma before it).
+    var atObjectStart = false
 
     /// An empty writer with room for `capacity` bytes.
     public init(capacity: Int = 1024) {
@@ -60,6 +62,7 @@ public struct JSONWriter: @unchecked Sendable {
     public mutating func removeAll() {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(capacity: storage.capacity) }
         count = 0
+        atObjectStart = false
     }
 
     /// Room for `n` more bytes, owned by this value alone; the caller writes them and adds what it wrote to
@@ -93,6 +96,22 @@ public struct JSONWriter: @unchecked Sendable {
             p.update(from: source, count: n)
         }
         count += n
+    }
+
+    /// `"key":`, after a comma unless it is the first field of its object.
+    @inline(__always)
+    mutating func key(_ key: StaticString) {
+        let n = key.utf8CodeUnitCount
+        let comma = atObjectStart ? 0 : 1
+        let p = reserve(n + 3 + comma)
+        if comma == 1 { p[0] = UInt8(ascii: ",") }
+        p[comma] = UInt8(ascii: "\"")
+        let source = key.utf8Start
+        for i in 0..<n { p[comma + 1 + i] = source[i] }
+        p[comma + 1 + n] = UInt8(ascii: "\"")
+        p[comma + 2 + n] = UInt8(ascii: ":")
+        count += n + 3 + comma
+        atObjectStart = false
     }
 
     /// Appends one byte as is.

@@ -52,6 +52,8 @@ public enum ReplyResult: Hashable, Sendable {
     case devices([TouchDevice])
     /// A control request started this transition.
     case transition(TransitionID)
+    /// `set-rotation`: the devices turned now, and those with a finger down that turn when it lifts.
+    case rotation(applied: [DeviceID], pending: [DeviceID])
 }
 
 /// Messages encoded once, to be sent to any number of connections with their own `seq`.
@@ -62,7 +64,6 @@ public enum ReplyResult: Hashable, Sendable {
 public struct EncodedBatch: Sendable {
     public private(set) var messages: [EncodedMessage] = []
     private var w: JSONWriter
-    private var tailStart = 0
 
     /// An empty batch with room for `capacity` bytes of message bodies.
     public init(capacity: Int = 4096) {
@@ -106,211 +107,50 @@ public struct EncodedBatch: Sendable {
     /// Appends the message for `event`; returns `false` for trace events, which are not sent.
     @discardableResult
     public mutating func append(_ event: EngineEvent) -> Bool {
+        // Each message is built in place and written from there: a transition is a few hundred bytes, worth not
+        // copying again.
         switch event {
-        case .gesture(let e): appendGesture(e)
-        case .transition(let e): appendTransition(e)
-        case .lifecycle(let e): appendLifecycle(e)
-        case .presentation(let e): appendPresentation(e)
-        case .interaction(let e): appendInteraction(e)
-        case .state(let s): appendState(s)
-        case .device(let e): appendDevice(e)
-        case .trace: return false
+        case .gesture(let e):
+            var m = GestureMessage(e)
+            append(&m, role: e.state == .changed ? .progress(.gesture(e.device)) : .essential)
+        case .transition(let e):
+            var m = TransitionMessage(e)
+            append(&m, role: Self.role(of: e))
+        case .lifecycle(let e):
+            var m = LifecycleMessage(e)
+            append(&m)
+        case .presentation(let e):
+            var m = PresentationMessage(e)
+            append(&m)
+        case .interaction(let e):
+            var m = InteractionMessage(e)
+            append(&m)
+        case .state(let s):
+            var m = StateMessage(s)
+            append(&m)
+        case .device(let e):
+            var m = DeviceMessage(e)
+            append(&m)
+        case .trace:
+            return false
         }
         return true
     }
 
-    private mutating func begin(_ time: UInt64) {
-        tailStart = w.count
-        w.raw(#","time_us":"#)
-        w.integer(time)
+    private static func role(of e: TransitionEvent) -> DeliveryRole {
+        if e.phase.isTerminal { return .terminal(e.id) }
+        if e.isProgress { return e.phase.isRunningOut ? .runOutFrame(e.id) : .progress(.transition(e.id)) }
+        if e.phase.isRunningOut { return .runOutStart(e.id) }
+        return .essential
     }
 
-    private mutating func end(_ type: MessageType, time: UInt64, role: DeliveryRole = .essential) {
+    /// Appends `m`'s tail: every field after `seq`, as its description lists them.
+    private mutating func append<M: WireMessage>(_ m: inout M, role: DeliveryRole = .essential) {
+        let start = w.count
+        w.field("time_us", &m.timeUS)
+        m.body(&w)
         w.raw("}\n")
-        messages.append(EncodedMessage(type: type, timeUS: time, role: role, tail: tailStart..<w.count))
-    }
-
-    private mutating func appendGesture(_ e: GestureEvent) {
-        let time = e.time.microseconds
-        begin(time)
-        w.raw(#","edge":"#)
-        w.string(e.edge.rawValue)
-        w.raw(#","state":"#)
-        w.string(e.state.rawValue)
-        w.raw(#","device":"#)
-        w.integer(UInt64(e.device.rawValue))
-        w.raw(#","device_kind":"#)
-        w.string(e.deviceKind.rawValue)
-        w.raw(#","fingers":"#)
-        w.integer(e.fingers)
-        w.raw(#","location":"#)
-        w.point(e.location.x, e.location.y)
-        w.raw(#","translation_mm":"#)
-        w.point(e.translation.x, e.translation.y)
-        w.raw(#","velocity_mm_s":"#)
-        w.point(e.velocity.x, e.velocity.y)
-        let progress = e.state == .changed
-        w.raw(#","progress":"#)
-        w.bool(progress)
-        if let t = e.transition {
-            w.raw(#","transition":"#)
-            w.integer(t.rawValue)
-        }
-        if let blocked = e.blocked {
-            w.raw(#","blocked":"#)
-            w.string(blocked.rawValue)
-        }
-        if let overscroll = e.overscroll {
-            w.raw(#","overscroll":"#)
-            w.number(overscroll.value)
-        }
-        if let mm = e.overscrollMM {
-            w.raw(#","overscroll_mm":"#)
-            w.number(mm.value)
-        }
-        if let spec = e.animation {
-            w.raw(#","animation":"#)
-            w.animation(spec)
-        }
-        if let failure = e.failure {
-            w.raw(#","reason":"#)
-            w.string(failure.rawValue)
-        }
-        end(.gesture, time: time, role: progress ? .progress(.gesture(e.device)) : .essential)
-    }
-
-    private mutating func appendTransition(_ e: TransitionEvent) {
-        let time = e.time.microseconds
-        begin(time)
-        w.raw(#","id":"#)
-        w.integer(e.id.rawValue)
-        w.raw(#","operation":"#)
-        w.string(e.operation.name)
-        w.raw(#","container":"#)
-        w.string(e.container)
-        w.raw(#","from":"#)
-        w.string(e.from)
-        w.raw(#","to":"#)
-        w.string(e.to)
-        w.raw(#","direction":"#)
-        w.string(e.direction.rawValue)
-        w.raw(#","phase":"#)
-        w.string(e.phase.rawValue)
-        w.raw(#","percent":"#)
-        w.number(e.percent.value)
-        w.raw(#","velocity":"#)
-        w.number(e.velocity.value)
-        w.raw(#","interactive":"#)
-        w.bool(e.interactive)
-        w.raw(#","progress":"#)
-        w.bool(e.isProgress)
-        if let style = e.presentationStyle {
-            w.raw(#","presentation_style":"#)
-            w.string(style.rawValue)
-        }
-        if let edge = e.edge {
-            w.raw(#","edge":"#)
-            w.string(edge.rawValue)
-        }
-        if let device = e.device {
-            w.raw(#","device":"#)
-            w.integer(UInt64(device.rawValue))
-        }
-        if let spec = e.animation {
-            w.raw(#","animation":"#)
-            w.animation(spec)
-        }
-        w.raw(#","geometry":"#)
-        w.geometry(e.geometry)
-        let role: DeliveryRole
-        if e.phase.isTerminal {
-            role = .terminal(e.id)
-        } else if e.isProgress {
-            role = e.phase.isRunningOut ? .runOutFrame(e.id) : .progress(.transition(e.id))
-        } else if e.phase.isRunningOut {
-            role = .runOutStart(e.id)
-        } else {
-            role = .essential
-        }
-        end(.transition, time: time, role: role)
-    }
-
-    private mutating func appendLifecycle(_ e: LifecycleEvent) {
-        let time = e.time.microseconds
-        begin(time)
-        w.raw(#","transition":"#)
-        w.integer(e.transition.rawValue)
-        w.raw(#","container":"#)
-        w.string(e.container)
-        w.raw(#","scene":"#)
-        w.string(e.scene)
-        w.raw(#","event":"#)
-        w.string(e.kind.rawValue)
-        end(.lifecycle, time: time)
-    }
-
-    private mutating func appendPresentation(_ e: PresentationEvent) {
-        let time = e.time.microseconds
-        begin(time)
-        w.raw(#","transition":"#)
-        w.integer(e.transition.rawValue)
-        w.raw(#","container":"#)
-        w.string(e.container)
-        w.raw(#","kind":"#)
-        w.string(e.kind.rawValue)
-        w.raw(#","phase":"#)
-        w.string(e.phase.rawValue)
-        if let completed = e.completed {
-            w.raw(#","completed":"#)
-            w.bool(completed)
-        }
-        w.raw(#","presented":"#)
-        w.string(e.presented)
-        w.raw(#","presenting":"#)
-        w.string(e.presenting)
-        w.raw(#","style":"#)
-        w.string(e.style.rawValue)
-        w.raw(#","frame":"#)
-        w.rect(e.frame)
-        end(.presentation, time: time)
-    }
-
-    private mutating func appendInteraction(_ e: InteractionEvent) {
-        let time = e.time.microseconds
-        begin(time)
-        w.raw(#","transition":"#)
-        w.integer(e.transition.rawValue)
-        w.raw(#","container":"#)
-        w.string(e.container)
-        w.raw(#","phase":"#)
-        w.string(e.phase.rawValue)
-        if let cancelled = e.cancelled {
-            w.raw(#","cancelled":"#)
-            w.bool(cancelled)
-        }
-        w.raw(#","percent":"#)
-        w.number(e.percent.value)
-        w.raw(#","velocity":"#)
-        w.number(e.velocity.value)
-        end(.interaction, time: time)
-    }
-
-    private mutating func appendState(_ s: StateSnapshot) {
-        let time = s.time.microseconds
-        begin(time)
-        w.byte(UInt8(ascii: ","))
-        w.stateFields(containers: s.containers, running: s.running.map(RunningTransitionSummary.init))
-        end(.state, time: time)
-    }
-
-    private mutating func appendDevice(_ e: DeviceEvent) {
-        let time = e.time.microseconds
-        begin(time)
-        w.raw(#","change":"#)
-        w.string(e.change.rawValue)
-        w.byte(UInt8(ascii: ","))
-        w.deviceFields(e.device)
-        end(.device, time: time)
+        messages.append(EncodedMessage(type: M.type, timeUS: m.timeUS, role: role, tail: start..<w.count))
     }
 
     // MARK: Server messages
@@ -319,336 +159,31 @@ public struct EncodedBatch: Sendable {
     public mutating func appendHello(
         _ s: ServerSnapshot, access: AccessInfo, maxLineBytes: Int = WireProtocol.maxLineBytes, time: MonotonicInstant
     ) {
-        begin(time.microseconds)
-        w.raw(#","protocol":"#)
-        w.integer(WireProtocol.version)
-        w.raw(#","server":"#)
-        w.string(s.serverVersion)
-        w.raw(#","max_line_bytes":"#)
-        w.integer(maxLineBytes)
-        w.raw(#","access":{"read":"#)
-        w.bool(access.read)
-        w.raw(#","control":"#)
-        w.bool(access.control)
-        w.raw(#"},"devices":"#)
-        w.devices(s.devices)
-        w.raw(#","config":"#)
-        w.config(s.config)
-        w.raw(#","state":{"#)
-        w.stateFields(containers: s.containers, running: s.running)
-        w.byte(UInt8(ascii: "}"))
-        end(.hello, time: time.microseconds)
+        var m = HelloMessage(s, access: access, maxLineBytes: maxLineBytes, time: time)
+        append(&m)
     }
 
     /// Appends a `reply` to the request `id` (with `op`).
     public mutating func appendReply(id: RequestID?, op: String, result: ReplyResult, time: MonotonicInstant) {
-        begin(time.microseconds)
-        if let id {
-            w.raw(#","id":"#)
-            id.write(to: &w)
-        }
-        w.raw(#","op":"#)
-        w.string(op)
-        w.raw(#","result":{"#)
-        switch result {
-        case .empty:
-            break
-        case .subscribed(let s):
-            w.raw(#""topics":["#)
-            for (i, t) in s.topics.members.enumerated() {
-                if i > 0 { w.byte(UInt8(ascii: ",")) }
-                w.string(t.rawValue)
-            }
-            w.byte(UInt8(ascii: "]"))
-            s.ticks.write(to: &w)
-        case .status(let s):
-            w.raw(#""protocol":"#)
-            w.integer(WireProtocol.version)
-            w.raw(#","server":"#)
-            w.string(s.serverVersion)
-            w.raw(#","devices":"#)
-            w.devices(s.devices)
-            w.raw(#","config":"#)
-            w.config(s.config)
-            w.raw(#","state":{"#)
-            w.stateFields(containers: s.containers, running: s.running)
-            w.byte(UInt8(ascii: "}"))
-        case .devices(let devices):
-            w.raw(#""devices":"#)
-            w.devices(devices)
-        case .transition(let id):
-            w.raw(#""transition":"#)
-            w.integer(id.rawValue)
-        }
-        w.byte(UInt8(ascii: "}"))
-        end(.reply, time: time.microseconds)
+        var m = ReplyMessage(timeUS: time.microseconds, id: id, op: op, result: ReplyPayload(result))
+        append(&m)
     }
 
     /// Appends an `error`; its `message` names the place and the problem (``RequestError/message``).
     public mutating func appendError(_ error: RequestError, time: MonotonicInstant) {
-        begin(time.microseconds)
-        w.raw(#","code":"#)
-        w.string(error.code.rawValue)
-        w.raw(#","message":"#)
-        w.string(error.message)
-        if let id = error.id {
-            w.raw(#","id":"#)
-            id.write(to: &w)
-        }
-        if let op = error.op {
-            w.raw(#","op":"#)
-            w.string(op)
-        }
-        end(.error, time: time.microseconds)
+        var m = ErrorMessage(error, time: time)
+        append(&m)
     }
 
     /// Appends a `config` message; `config` is the new summary when it was reloaded.
     public mutating func appendConfig(_ result: ConfigResult, message: String, config: ConfigSummary?, time: MonotonicInstant) {
-        begin(time.microseconds)
-        w.raw(#","result":"#)
-        w.string(result.rawValue)
-        w.raw(#","message":"#)
-        w.string(message)
-        if let config {
-            w.raw(#","config":"#)
-            w.config(config)
-        }
-        end(.config, time: time.microseconds)
+        var m = ConfigMessage(timeUS: time.microseconds, result: result, message: message, config: config)
+        append(&m)
     }
 
     /// Appends the `goodbye` that ends a connection.
     public mutating func appendGoodbye(_ reason: GoodbyeReason, message: String, time: MonotonicInstant) {
-        begin(time.microseconds)
-        w.raw(#","reason":"#)
-        w.string(reason.rawValue)
-        w.raw(#","message":"#)
-        w.string(message)
-        end(.goodbye, time: time.microseconds)
-    }
-}
-
-// MARK: - Shapes shared by several messages
-
-extension JSONWriter {
-    mutating func point(_ x: Double, _ y: Double) {
-        raw(#"{"x":"#)
-        number(x)
-        raw(#","y":"#)
-        number(y)
-        byte(UInt8(ascii: "}"))
-    }
-
-    mutating func rect(_ r: NormalizedRect) {
-        raw(#"{"x":"#)
-        number(r.x)
-        raw(#","y":"#)
-        number(r.y)
-        raw(#","width":"#)
-        number(r.width)
-        raw(#","height":"#)
-        number(r.height)
-        byte(UInt8(ascii: "}"))
-    }
-
-    mutating func stringArray(_ items: [String]) {
-        byte(UInt8(ascii: "["))
-        for (i, s) in items.enumerated() {
-            if i > 0 { byte(UInt8(ascii: ",")) }
-            string(s)
-        }
-        byte(UInt8(ascii: "]"))
-    }
-
-    /// The fields of a device, without braces (a `device` message puts them beside `change`).
-    mutating func deviceFields(_ d: TouchDevice) {
-        raw(#""id":"#)
-        integer(UInt64(d.id.rawValue))
-        raw(#","name":"#)
-        string(d.name)
-        raw(#","kind":"#)
-        string(d.kind.rawValue)
-        raw(#","path":"#)
-        string(d.path)
-        let size = d.size
-        raw(#","size_mm":{"width":"#)
-        number(size.width.value)
-        raw(#","height":"#)
-        number(size.height.value)
-        raw(#"},"size_known":"#)
-        bool(d.hasPhysicalSize)
-        raw(#","rotation":"#)
-        integer(d.rotation.rawValue)
-    }
-
-    mutating func devices(_ devices: [TouchDevice]) {
-        byte(UInt8(ascii: "["))
-        for (i, d) in devices.enumerated() {
-            if i > 0 { byte(UInt8(ascii: ",")) }
-            byte(UInt8(ascii: "{"))
-            deviceFields(d)
-            byte(UInt8(ascii: "}"))
-        }
-        byte(UInt8(ascii: "]"))
-    }
-
-    mutating func container(_ c: Container) {
-        raw(#"{"name":"#)
-        string(c.name)
-        raw(#","kind":"#)
-        string(c.content.kind)
-        raw(#","visible":"#)
-        string(c.content.visibleScene)
-        switch c.content {
-        case .navigation(let stack):
-            raw(#","stack":"#)
-            stringArray(stack)
-        case .tabs(let tabs, let selected):
-            raw(#","tabs":"#)
-            stringArray(tabs)
-            raw(#","selected":"#)
-            integer(selected)
-        case .modal(let base, let presented):
-            raw(#","base":"#)
-            string(base)
-            raw(#","presented":["#)
-            for (i, p) in presented.enumerated() {
-                if i > 0 { byte(UInt8(ascii: ",")) }
-                raw(#"{"scene":"#)
-                string(p.scene)
-                raw(#","style":"#)
-                string(p.style.rawValue)
-                raw(#","frame":"#)
-                rect(p.frame)
-                byte(UInt8(ascii: "}"))
-            }
-            byte(UInt8(ascii: "]"))
-        case .custom(let children, let active):
-            raw(#","children":"#)
-            stringArray(children)
-            raw(#","active":"#)
-            integer(active)
-        }
-        byte(UInt8(ascii: "}"))
-    }
-
-    /// `"containers":[…],"running":[…]`, the body of `state` and of `state` inside hello and status.
-    mutating func stateFields(containers: [Container], running: [RunningTransitionSummary]) {
-        raw(#""containers":["#)
-        for (i, c) in containers.enumerated() {
-            if i > 0 { byte(UInt8(ascii: ",")) }
-            container(c)
-        }
-        raw(#"],"running":["#)
-        for (i, r) in running.enumerated() {
-            if i > 0 { byte(UInt8(ascii: ",")) }
-            raw(#"{"id":"#)
-            integer(r.id.rawValue)
-            raw(#","container":"#)
-            string(r.container)
-            raw(#","operation":"#)
-            string(r.operation)
-            raw(#","phase":"#)
-            string(r.phase.rawValue)
-            raw(#","percent":"#)
-            number(r.percent.value)
-            byte(UInt8(ascii: "}"))
-        }
-        byte(UInt8(ascii: "]"))
-    }
-
-    mutating func config(_ c: ConfigSummary) {
-        raw(#"{"source":"#)
-        string(c.source)
-        raw(#","containers":"#)
-        stringArray(c.containers)
-        raw(#","bindings":["#)
-        for (i, b) in c.bindings.enumerated() {
-            if i > 0 { byte(UInt8(ascii: ",")) }
-            raw(#"{"edge":"#)
-            string(b.edge.rawValue)
-            raw(#","container":"#)
-            string(b.container)
-            raw(#","operation":"#)
-            string(b.operation)
-            raw(#","device_kinds":"#)
-            stringArray(b.deviceKinds.map(\.rawValue))
-            raw(#","fingers":{"min":"#)
-            integer(b.fingers.min)
-            raw(#","max":"#)
-            integer(b.fingers.max)
-            raw("}}")
-        }
-        raw(#"],"animator":{"style":"#)
-        string(c.animator.style.rawValue)
-        raw(#","duration_us":"#)
-        integer(c.animator.durationUS)
-        raw(#","curve":"#)
-        string(c.animator.curve)
-        raw(#"},"completion_curve":"#)
-        string(c.completionCurve)
-        raw(#","completion_speed":"#)
-        number(c.completionSpeed)
-        raw(#","tick_hz":"#)
-        number(c.tickHz)
-        byte(UInt8(ascii: "}"))
-    }
-
-    mutating func sceneGeometry(_ g: SceneGeometry) {
-        raw(#"{"scene":"#)
-        string(g.scene)
-        raw(#","frame":"#)
-        rect(g.frame)
-        raw(#","alpha":"#)
-        number(g.alpha)
-        raw(#","z_index":"#)
-        integer(g.zIndex)
-        raw(#","on_stage":"#)
-        bool(g.onStage)
-        byte(UInt8(ascii: "}"))
-    }
-
-    mutating func geometry(_ g: TransitionGeometry) {
-        raw(#"{"from":"#)
-        sceneGeometry(g.from)
-        raw(#","to":"#)
-        sceneGeometry(g.to)
-        if let dimming = g.dimmingAlpha {
-            raw(#","dimming_alpha":"#)
-            number(dimming)
-        }
-        byte(UInt8(ascii: "}"))
-    }
-
-    mutating func animation(_ a: AnimationSpec) {
-        raw(#"{"curve":"#)
-        string(a.curve.name)
-        switch a.timing {
-        case .cubicBezier(let b):
-            raw(#","timing":"cubic-bezier","control_points":{"x1":"#)
-            number(b.x1)
-            raw(#","y1":"#)
-            number(b.y1)
-            raw(#","x2":"#)
-            number(b.x2)
-            raw(#","y2":"#)
-            number(b.y2)
-            byte(UInt8(ascii: "}"))
-        case .criticallyDampedSpring(let omega):
-            raw(#","timing":"spring","omega":"#)
-            number(omega)
-        }
-        raw(#","duration_us":"#)
-        integer(a.duration.value)
-        raw(#","from_percent":"#)
-        number(a.fromPercent.value)
-        raw(#","to_percent":"#)
-        number(a.toPercent.value)
-        raw(#","start_time_us":"#)
-        integer(a.start.microseconds)
-        raw(#","end_time_us":"#)
-        integer(a.end.microseconds)
-        raw(#","initial_velocity":"#)
-        number(a.initialVelocity.value)
-        byte(UInt8(ascii: "}"))
+        var m = GoodbyeMessage(timeUS: time.microseconds, reason: reason.rawValue, message: message)
+        append(&m)
     }
 }

@@ -1,49 +1,83 @@
 public import EdgeSwipeCore
 
-#if canImport(Glibc)
-import Glibc  // exp, for AnimationSpec.percent(at:)
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-// The Codable side of the wire format: what clients decode. The server writes the same shapes with the fast
-// encoder in MessageEncoding.swift; the tests check that every line it writes decodes into these types and
-// validates against docs/protocol.schema.json.
+// The server's messages, each described once by its `wire(_:)` (or `body(_:)`) method: the server writes them with
+// that description (MessageEncoding.swift), clients read them with it (MessageDecoding.swift), and their `Codable`
+// conformance follows it too (Wire.swift). Property defaults are only the placeholders a reader fills in: a field
+// missing from a line is an error.
 
 /// An `{x, y}` pair: normalized coordinates, millimetres or millimetres per second, as the field name says.
-public struct Vector2: Hashable, Sendable, Codable {
-    public var x: Double
-    public var y: Double
+public struct Vector2: Hashable, Sendable, Codable, WireObject {
+    public var x = 0.0
+    public var y = 0.0
+
+    init() {}
+
     public init(x: Double, y: Double) {
         self.x = x
         self.y = y
     }
+
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("x", &x)
+        try c.field("y", &y)
+    }
 }
 
 /// A physical size.
-public struct SizeMM: Hashable, Sendable, Codable {
-    public var width: Double
-    public var height: Double
+public struct SizeMM: Hashable, Sendable, Codable, WireObject {
+    public var width = 0.0
+    public var height = 0.0
+
+    init() {}
+
     public init(width: Double, height: Double) {
         self.width = width
         self.height = height
     }
+
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("width", &width)
+        try c.field("height", &height)
+    }
 }
 
 /// A touch device, as `hello`, `device` and the `devices` reply describe it.
-public struct DeviceInfo: Hashable, Sendable, Codable {
-    public var id: UInt32
-    public var name: String
-    public var kind: DeviceKind
+public struct DeviceInfo: Hashable, Sendable, Codable, WireObject {
+    public var id: UInt32 = 0
+    public var name = ""
+    public var kind = DeviceKind.touchscreen
     /// The event node, a recording path, or a synthetic name.
-    public var path: String
+    public var path = ""
     /// In the user's orientation (after rotation).
-    public var sizeMM: SizeMM
+    public var sizeMM = SizeMM()
     /// Whether the size is measured (resolution or libinput) rather than assumed.
-    public var sizeKnown: Bool
-    /// Clockwise degrees: 0, 90, 180 or 270.
-    public var rotation: Int
+    public var sizeKnown = false
+    /// Clockwise degrees: 0, 90, 180 or 270; the rotation in force (configured, set by a client, or the
+    /// accelerometer's).
+    public var rotation = 0
+    /// Whether the device is configured `rotation = "auto"`: it follows the accelerometer while no client's
+    /// `set-rotation` names it.
+    public var autoRotation = false
+    /// The output (monitor) the device drives (udev's `WL_OUTPUT` or the configuration's); absent when unknown.
+    public var output: String?
+    /// The calibration matrix in effect, before the rotation: `[a, b, c, d, e, f]` (identity when none is set).
+    public var calibration = CalibrationMatrix.identity.values
 
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("id", &id)
+        try c.field("name", &name)
+        try c.field("kind", &kind)
+        try c.field("path", &path)
+        try c.field("size_mm", &sizeMM)
+        try c.field("size_known", &sizeKnown)
+        try c.field("rotation", &rotation)
+        try c.field("auto_rotation", &autoRotation)
+        try c.field("output", &output)
+        try c.field("calibration", &calibration)
+    }
+}
+
+extension DeviceInfo {
     public init(_ d: TouchDevice) {
         id = d.id.rawValue
         name = d.name
@@ -52,29 +86,40 @@ public struct DeviceInfo: Hashable, Sendable, Codable {
         sizeMM = SizeMM(width: d.size.width.value, height: d.size.height.value)
         sizeKnown = d.hasPhysicalSize
         rotation = d.rotation.rawValue
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, name, kind, path, rotation
-        case sizeMM = "size_mm"
-        case sizeKnown = "size_known"
+        autoRotation = d.followsAccelerometer
+        output = d.output
+        calibration = (d.calibration ?? .identity).values
     }
 }
 
 /// One presented scene of a modal container.
-public struct PresentationInfo: Hashable, Sendable, Codable {
-    public var scene: String
-    public var style: PresentationStyle
-    public var frame: NormalizedRect
+public struct PresentationInfo: Hashable, Sendable, Codable, WireObject {
+    public var scene = ""
+    public var style = PresentationStyle.fullScreen
+    public var frame = NormalizedRect.full
+
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("scene", &scene)
+        try c.field("style", &style)
+        try c.field("frame", &frame)
+    }
+}
+
+extension PresentationInfo {
+    public init(_ p: Presentation) {
+        scene = p.scene
+        style = p.style
+        frame = p.frame
+    }
 }
 
 /// A container and its kind-specific state. Exactly the fields of its `kind` are present.
-public struct ContainerInfo: Hashable, Sendable, Codable {
-    public var name: String
+public struct ContainerInfo: Hashable, Sendable, Codable, WireObject {
+    public var name = ""
     /// `navigation`, `tabs`, `modal` or `custom`.
-    public var kind: String
+    public var kind = ""
     /// The scene the user sees on top.
-    public var visible: String
+    public var visible = ""
     /// navigation: root first, visible last.
     public var stack: [String]?
     /// tabs.
@@ -86,6 +131,40 @@ public struct ContainerInfo: Hashable, Sendable, Codable {
     /// custom: the children and the index of the one showing.
     public var children: [String]?
     public var active: Int?
+
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("name", &name)
+        try c.field("kind", &kind)
+        try c.field("visible", &visible)
+        try c.field("stack", &stack)
+        try c.field("tabs", &tabs)
+        try c.field("selected", &selected)
+        try c.field("base", &base)
+        try c.field("presented", &presented)
+        try c.field("children", &children)
+        try c.field("active", &active)
+    }
+}
+
+extension ContainerInfo {
+    public init(_ container: Container) {
+        name = container.name
+        kind = container.content.kind
+        visible = container.content.visibleScene
+        switch container.content {
+        case .navigation(let stack):
+            self.stack = stack
+        case .tabs(let tabs, let selected):
+            self.tabs = tabs
+            self.selected = selected
+        case .modal(let base, let presented):
+            self.base = base
+            self.presented = presented.map(PresentationInfo.init)
+        case .custom(let children, let active):
+            self.children = children
+            self.active = active
+        }
+    }
 
     /// The core's view of the same state; `nil` when a field of the kind is missing or the kind is unknown.
     public var content: ContainerContent? {
@@ -100,65 +179,121 @@ public struct ContainerInfo: Hashable, Sendable, Codable {
 }
 
 /// A running transition in a snapshot.
-public struct RunningInfo: Hashable, Sendable, Codable {
-    public var id: UInt64
-    public var container: String
-    public var operation: String
-    public var phase: PercentDrivenInteractiveTransition.Phase
-    public var percent: Double
+public struct RunningInfo: Hashable, Sendable, Codable, WireObject {
+    public var id: UInt64 = 0
+    public var container = ""
+    public var operation = ""
+    public var phase = PercentDrivenInteractiveTransition.Phase.began
+    public var percent = 0.0
+
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("id", &id)
+        try c.field("container", &container)
+        try c.field("operation", &operation)
+        try c.field("phase", &phase)
+        try c.field("percent", &percent)
+    }
+}
+
+extension RunningInfo {
+    public init(_ r: RunningTransitionSummary) {
+        id = r.id.rawValue
+        container = r.container
+        operation = r.operation
+        phase = r.phase
+        percent = r.percent.value
+    }
 }
 
 /// Containers and running transitions: the body of `state`, and `state` inside `hello` and `status`.
-public struct StateInfo: Hashable, Sendable, Codable {
-    public var containers: [ContainerInfo]
-    public var running: [RunningInfo]
+public struct StateInfo: Hashable, Sendable, Codable, WireObject {
+    public var containers: [ContainerInfo] = []
+    public var running: [RunningInfo] = []
+
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("containers", &containers)
+        try c.field("running", &running)
+    }
+}
+
+extension StateInfo {
+    public init(containers: [Container], running: [RunningTransitionSummary]) {
+        self.containers = containers.map(ContainerInfo.init)
+        self.running = running.map(RunningInfo.init)
+    }
 }
 
 /// What this connection may do.
-public struct AccessInfo: Hashable, Sendable, Codable {
-    public var read: Bool
-    public var control: Bool
+public struct AccessInfo: Hashable, Sendable, Codable, WireObject {
+    public var read = false
+    public var control = false
+
+    init() {}
+
     public init(read: Bool, control: Bool) {
         self.read = read
         self.control = control
     }
+
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("read", &read)
+        try c.field("control", &control)
+    }
 }
 
 /// The first message of every connection: versions, devices, configuration, state and access.
-public struct HelloMessage: Hashable, Sendable, Codable {
-    public var seq: UInt64
-    public var timeUS: UInt64
-    public var protocolVersion: Int
-    public var server: String
-    public var maxLineBytes: Int
-    public var access: AccessInfo
-    public var devices: [DeviceInfo]
-    public var config: ConfigSummary
-    public var state: StateInfo
+public struct HelloMessage: Hashable, Sendable, Codable, WireMessage {
+    static let type = MessageType.hello
+    public var seq: UInt64 = 0
+    public var timeUS: UInt64 = 0
+    public var protocolVersion = WireProtocol.version
+    public var server = ""
+    public var maxLineBytes = WireProtocol.maxLineBytes
+    public var access = AccessInfo()
+    public var devices: [DeviceInfo] = []
+    public var config = ConfigSummary()
+    public var state = StateInfo()
 
-    enum CodingKeys: String, CodingKey {
-        case seq, server, access, devices, config, state
-        case timeUS = "time_us"
-        case protocolVersion = "protocol"
-        case maxLineBytes = "max_line_bytes"
+    mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("protocol", &protocolVersion)
+        try c.field("server", &server)
+        try c.field("max_line_bytes", &maxLineBytes)
+        try c.field("access", &access)
+        try c.field("devices", &devices)
+        try c.field("config", &config)
+        try c.field("state", &state)
+    }
+}
+
+extension HelloMessage {
+    /// The hello for `snapshot`, as a connection with `access` is greeted.
+    public init(_ snapshot: ServerSnapshot, access: AccessInfo, maxLineBytes: Int = WireProtocol.maxLineBytes, time: MonotonicInstant) {
+        timeUS = time.microseconds
+        server = snapshot.serverVersion
+        self.maxLineBytes = maxLineBytes
+        self.access = access
+        devices = snapshot.devices.map(DeviceInfo.init)
+        config = snapshot.config
+        state = StateInfo(containers: snapshot.containers, running: snapshot.running)
     }
 }
 
 /// A screen-edge-pan recognizer's state (topic `gesture`).
-public struct GestureMessage: Hashable, Sendable, Codable {
-    public var seq: UInt64
-    public var timeUS: UInt64
-    public var edge: Edge
-    public var state: GestureState
-    public var device: UInt32
-    public var deviceKind: DeviceKind
-    public var fingers: Int
+public struct GestureMessage: Hashable, Sendable, Codable, WireMessage {
+    static let type = MessageType.gesture
+    public var seq: UInt64 = 0
+    public var timeUS: UInt64 = 0
+    public var edge = Edge.left
+    public var state = GestureState.began
+    public var device: UInt32 = 0
+    public var deviceKind = DeviceKind.touchscreen
+    public var fingers = 0
     /// Normalized, in the user's orientation.
-    public var location: Vector2
-    public var translationMM: Vector2
-    public var velocityMMPerS: Vector2
+    public var location = Vector2()
+    public var translationMM = Vector2()
+    public var velocityMMPerS = Vector2()
     /// A `changed` update, which a slow client may receive only the latest of.
-    public var progress: Bool
+    public var progress = false
     /// The transition this gesture drives, once it drives one.
     public var transition: UInt64?
     /// Why a gesture that began drives nothing (`no-applicable-binding`); a string, so that a newer server's
@@ -174,13 +309,22 @@ public struct GestureMessage: Hashable, Sendable, Codable {
     /// On `failed`: why (`not-inward`, `edge-scroll`, `lifted`, …), kept as a string for the same reason.
     public var reason: String?
 
-    enum CodingKeys: String, CodingKey {
-        case seq, edge, state, device, fingers, location, progress, transition, blocked, overscroll, animation, reason
-        case timeUS = "time_us"
-        case deviceKind = "device_kind"
-        case translationMM = "translation_mm"
-        case velocityMMPerS = "velocity_mm_s"
-        case overscrollMM = "overscroll_mm"
+    mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("edge", &edge)
+        try c.field("state", &state)
+        try c.field("device", &device)
+        try c.field("device_kind", &deviceKind)
+        try c.field("fingers", &fingers)
+        try c.field("location", &location)
+        try c.field("translation_mm", &translationMM)
+        try c.field("velocity_mm_s", &velocityMMPerS)
+        try c.field("progress", &progress)
+        try c.field("transition", &transition)
+        try c.field("blocked", &blocked)
+        try c.field("overscroll", &overscroll)
+        try c.field("overscroll_mm", &overscrollMM)
+        try c.field("animation", &animation)
+        try c.field("reason", &reason)
     }
 
     /// The displacement at `timeUS`: the finger's while it is down, then the spring back to exactly 0.
@@ -190,41 +334,80 @@ public struct GestureMessage: Hashable, Sendable, Codable {
     }
 }
 
+extension GestureMessage {
+    public init(_ e: GestureEvent) {
+        timeUS = e.time.microseconds
+        edge = e.edge
+        state = e.state
+        device = e.device.rawValue
+        deviceKind = e.deviceKind
+        fingers = e.fingers
+        location = Vector2(x: e.location.x, y: e.location.y)
+        translationMM = Vector2(x: e.translation.x, y: e.translation.y)
+        velocityMMPerS = Vector2(x: e.velocity.x, y: e.velocity.y)
+        progress = e.state == .changed
+        transition = e.transition?.rawValue
+        blocked = e.blocked?.rawValue
+        overscroll = e.overscroll?.value
+        overscrollMM = e.overscrollMM?.value
+        animation = e.animation.map(AnimationInfo.init)
+        reason = e.failure?.rawValue
+    }
+}
+
 /// Cubic Bézier control points, as CSS `cubic-bezier(x1, y1, x2, y2)`.
-public struct ControlPoints: Hashable, Sendable, Codable {
-    public var x1, y1, x2, y2: Double
+public struct ControlPoints: Hashable, Sendable, Codable, WireObject {
+    public var x1 = 0.0, y1 = 0.0, x2 = 0.0, y2 = 0.0
+
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("x1", &x1)
+        try c.field("y1", &y1)
+        try c.field("x2", &x2)
+        try c.field("y2", &y2)
+    }
 }
 
 /// A run-out, so that a client can interpolate it at its own refresh rate.
-public struct AnimationInfo: Hashable, Sendable, Codable {
+public struct AnimationInfo: Hashable, Sendable, Codable, WireObject {
     /// `linear`, `ease-in`, `ease-out`, `ease-in-out` or `spring`.
-    public var curve: String
+    public var curve = ""
     /// `cubic-bezier` (with ``controlPoints``) or `spring` (with ``omega``).
-    public var timing: String
+    public var timing = ""
     public var controlPoints: ControlPoints?
     /// Angular frequency of the critically damped spring, rad/s.
     public var omega: Double?
-    public var durationUS: Int64
-    public var fromPercent: Double
-    public var toPercent: Double
-    public var startTimeUS: UInt64
-    public var endTimeUS: UInt64
+    public var durationUS: Int64 = 0
+    public var fromPercent = 0.0
+    public var toPercent = 0.0
+    public var startTimeUS: UInt64 = 0
+    public var endTimeUS: UInt64 = 0
     /// Percent per second at the start (the release velocity).
-    public var initialVelocity: Double
+    public var initialVelocity = 0.0
 
-    /// The spec as the wire carries it (the same fields `MessageEncoding` writes), for in-process clients such as
-    /// a plot, which then evaluate it exactly as remote clients do.
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("curve", &curve)
+        try c.field("timing", &timing)
+        try c.field("control_points", &controlPoints)
+        try c.field("omega", &omega)
+        try c.field("duration_us", &durationUS)
+        try c.field("from_percent", &fromPercent)
+        try c.field("to_percent", &toPercent)
+        try c.field("start_time_us", &startTimeUS)
+        try c.field("end_time_us", &endTimeUS)
+        try c.field("initial_velocity", &initialVelocity)
+    }
+}
+
+extension AnimationInfo {
     public init(_ spec: AnimationSpec) {
         curve = spec.curve.name
         switch spec.timing {
         case .cubicBezier(let b):
             timing = "cubic-bezier"
             controlPoints = ControlPoints(x1: b.x1, y1: b.y1, x2: b.x2, y2: b.y2)
-            omega = nil
-        case .criticallyDampedSpring(let w):
+        case .criticallyDampedSpring(let omega):
             timing = "spring"
-            controlPoints = nil
-            omega = w
+            self.omega = omega
         }
         durationUS = spec.duration.value
         fromPercent = spec.fromPercent.value
@@ -234,289 +417,451 @@ public struct AnimationInfo: Hashable, Sendable, Codable {
         initialVelocity = spec.initialVelocity.value
     }
 
-    /// The percent at `timeUS` (same clock as `time_us`), clamped to 0...1 and exactly `toPercent` from the end.
-    public func percent(atTimeUS timeUS: UInt64) -> Double {
-        if timeUS >= endTimeUS || durationUS <= 0 { return toPercent }
-        let elapsed = Double(timeUS > startTimeUS ? timeUS - startTimeUS : 0) / 1_000_000
-        let value: Double
-        if let p = controlPoints {
-            let bezier = CubicBezier(x1: p.x1, y1: p.y1, x2: p.x2, y2: p.y2)
-            value = fromPercent + (toPercent - fromPercent) * bezier.value(at: elapsed * 1_000_000 / Double(durationUS))
-        } else {
-            // x(t) = (d0 + (v0 + w d0) t) e^(-w t): the critically damped spring of AnimationSpec.
-            let omega = self.omega ?? 0
-            let d0 = fromPercent - toPercent
-            value = toPercent + (d0 + (initialVelocity + omega * d0) * elapsed) * exp(-omega * elapsed)
-        }
-        return min(1, max(0, value))
+    /// The run-out as the engine computes it (its curve's name aside, which the timing makes redundant).
+    public var spec: AnimationSpec {
+        let timing: AnimationSpec.Timing =
+            if let p = controlPoints {
+                .cubicBezier(CubicBezier(x1: p.x1, y1: p.y1, x2: p.x2, y2: p.y2))
+            } else {
+                .criticallyDampedSpring(omega: omega ?? 0)
+            }
+        return AnimationSpec(
+            curve: .linear, timing: timing, start: MonotonicInstant(microseconds: startTimeUS),
+            duration: Microseconds(durationUS), fromPercent: Percent(fromPercent), toPercent: Percent(toPercent),
+            initialVelocity: PercentPerSecond(initialVelocity))
     }
 
-    enum CodingKeys: String, CodingKey {
-        case curve, timing, omega
-        case controlPoints = "control_points"
-        case durationUS = "duration_us"
-        case fromPercent = "from_percent"
-        case toPercent = "to_percent"
-        case startTimeUS = "start_time_us"
-        case endTimeUS = "end_time_us"
-        case initialVelocity = "initial_velocity"
+    /// The percent at `timeUS` (same clock as `time_us`), clamped to 0...1 and exactly `toPercent` from the end.
+    public func percent(atTimeUS timeUS: UInt64) -> Double {
+        spec.percent(at: MonotonicInstant(microseconds: timeUS)).value
     }
 }
 
 /// Where one scene is.
-public struct SceneGeometryInfo: Hashable, Sendable, Codable {
-    public var scene: String
-    public var frame: NormalizedRect
-    public var alpha: Double
+public struct SceneGeometryInfo: Hashable, Sendable, Codable, WireObject {
+    public var scene = ""
+    public var frame = NormalizedRect.full
+    public var alpha = 0.0
     /// Higher is nearer the viewer.
-    public var zIndex: Int
-    public var onStage: Bool
+    public var zIndex = 0
+    public var onStage = false
 
-    enum CodingKeys: String, CodingKey {
-        case scene, frame, alpha
-        case zIndex = "z_index"
-        case onStage = "on_stage"
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("scene", &scene)
+        try c.field("frame", &frame)
+        try c.field("alpha", &alpha)
+        try c.field("z_index", &zIndex)
+        try c.field("on_stage", &onStage)
+    }
+}
+
+extension SceneGeometryInfo {
+    public init(_ g: SceneGeometry) {
+        scene = g.scene
+        frame = g.frame
+        alpha = g.alpha
+        zIndex = g.zIndex
+        onStage = g.onStage
     }
 }
 
 /// Both scenes of a transition at one percent.
-public struct GeometryInfo: Hashable, Sendable, Codable {
-    public var from: SceneGeometryInfo
-    public var to: SceneGeometryInfo
+public struct GeometryInfo: Hashable, Sendable, Codable, WireObject {
+    public var from = SceneGeometryInfo()
+    public var to = SceneGeometryInfo()
     /// The dimming layer under a custom presentation; absent when there is none.
     public var dimmingAlpha: Double?
 
-    enum CodingKeys: String, CodingKey {
-        case from, to
-        case dimmingAlpha = "dimming_alpha"
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("from", &from)
+        try c.field("to", &to)
+        try c.field("dimming_alpha", &dimmingAlpha)
+    }
+}
+
+extension GeometryInfo {
+    public init(_ g: TransitionGeometry) {
+        from = SceneGeometryInfo(g.from)
+        to = SceneGeometryInfo(g.to)
+        dimmingAlpha = g.dimmingAlpha
     }
 }
 
 /// One step of a transition (topic `transition`).
-public struct TransitionMessage: Hashable, Sendable, Codable {
-    public var seq: UInt64
-    public var timeUS: UInt64
-    public var id: UInt64
-    public var operation: String
-    public var container: String
-    public var from: String
-    public var to: String
-    public var direction: TransitionDirection
-    public var phase: PercentDrivenInteractiveTransition.Phase
+public struct TransitionMessage: Hashable, Sendable, Codable, WireMessage {
+    static let type = MessageType.transition
+    public var seq: UInt64 = 0
+    public var timeUS: UInt64 = 0
+    public var id: UInt64 = 0
+    public var operation = ""
+    public var container = ""
+    public var from = ""
+    public var to = ""
+    public var direction = TransitionDirection.forward
+    public var phase = PercentDrivenInteractiveTransition.Phase.began
     /// 0...1.
-    public var percent: Double
+    public var percent = 0.0
     /// Percent per second.
-    public var velocity: Double
-    public var interactive: Bool
+    public var velocity = 0.0
+    public var interactive = false
     /// A progress-only update (finger move or run-out frame), which a slow client may receive only the latest of.
-    public var progress: Bool
+    public var progress = false
     public var presentationStyle: PresentationStyle?
     public var edge: Edge?
     public var device: UInt32?
     /// On the event that starts a run-out.
     public var animation: AnimationInfo?
-    public var geometry: GeometryInfo
+    public var geometry = GeometryInfo()
 
-    enum CodingKeys: String, CodingKey {
-        case seq, id, operation, container, from, to, direction, phase, percent, velocity, interactive, progress
-        case edge, device, animation, geometry
-        case timeUS = "time_us"
-        case presentationStyle = "presentation_style"
+    mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("id", &id)
+        try c.field("operation", &operation)
+        try c.field("container", &container)
+        try c.field("from", &from)
+        try c.field("to", &to)
+        try c.field("direction", &direction)
+        try c.field("phase", &phase)
+        try c.field("percent", &percent)
+        try c.field("velocity", &velocity)
+        try c.field("interactive", &interactive)
+        try c.field("progress", &progress)
+        try c.field("presentation_style", &presentationStyle)
+        try c.field("edge", &edge)
+        try c.field("device", &device)
+        try c.field("animation", &animation)
+        try c.field("geometry", &geometry)
+    }
+}
+
+extension TransitionMessage {
+    public init(_ e: TransitionEvent) {
+        timeUS = e.time.microseconds
+        id = e.id.rawValue
+        operation = e.operation.name
+        container = e.container
+        from = e.from
+        to = e.to
+        direction = e.direction
+        phase = e.phase
+        percent = e.percent.value
+        velocity = e.velocity.value
+        interactive = e.interactive
+        progress = e.isProgress
+        presentationStyle = e.presentationStyle
+        edge = e.edge
+        device = e.device?.rawValue
+        animation = e.animation.map(AnimationInfo.init)
+        geometry = GeometryInfo(e.geometry)
     }
 }
 
 /// An appearance callback of a scene (topic `lifecycle`).
-public struct LifecycleMessage: Hashable, Sendable, Codable {
-    public var seq: UInt64
-    public var timeUS: UInt64
-    public var transition: UInt64
-    public var container: String
-    public var scene: String
-    public var event: LifecycleKind
+public struct LifecycleMessage: Hashable, Sendable, Codable, WireMessage {
+    static let type = MessageType.lifecycle
+    public var seq: UInt64 = 0
+    public var timeUS: UInt64 = 0
+    public var transition: UInt64 = 0
+    public var container = ""
+    public var scene = ""
+    public var event = LifecycleKind.willAppear
 
-    enum CodingKeys: String, CodingKey {
-        case seq, transition, container, scene, event
-        case timeUS = "time_us"
+    mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("transition", &transition)
+        try c.field("container", &container)
+        try c.field("scene", &scene)
+        try c.field("event", &event)
+    }
+}
+
+extension LifecycleMessage {
+    public init(_ e: LifecycleEvent) {
+        timeUS = e.time.microseconds
+        transition = e.transition.rawValue
+        container = e.container
+        scene = e.scene
+        event = e.kind
     }
 }
 
 /// The presentation controller's callback around a modal transition (topic `lifecycle`).
-public struct PresentationMessage: Hashable, Sendable, Codable {
-    public var seq: UInt64
-    public var timeUS: UInt64
-    public var transition: UInt64
-    public var container: String
+public struct PresentationMessage: Hashable, Sendable, Codable, WireMessage {
+    static let type = MessageType.presentation
+    public var seq: UInt64 = 0
+    public var timeUS: UInt64 = 0
+    public var transition: UInt64 = 0
+    public var container = ""
     /// `presentation` or `dismissal`.
-    public var kind: PresentationEvent.Kind
+    public var kind = PresentationEvent.Kind.presentation
     /// `will-begin` or `did-end`.
-    public var phase: PresentationEvent.Phase
+    public var phase = PresentationEvent.Phase.willBegin
     /// On `did-end`: whether the transition completed.
     public var completed: Bool?
-    public var presented: String
-    public var presenting: String
-    public var style: PresentationStyle
+    public var presented = ""
+    public var presenting = ""
+    public var style = PresentationStyle.fullScreen
     /// Where the presented scene rests.
-    public var frame: NormalizedRect
+    public var frame = NormalizedRect.full
 
-    enum CodingKeys: String, CodingKey {
-        case seq, transition, container, kind, phase, completed, presented, presenting, style, frame
-        case timeUS = "time_us"
+    mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("transition", &transition)
+        try c.field("container", &container)
+        try c.field("kind", &kind)
+        try c.field("phase", &phase)
+        try c.field("completed", &completed)
+        try c.field("presented", &presented)
+        try c.field("presenting", &presenting)
+        try c.field("style", &style)
+        try c.field("frame", &frame)
+    }
+}
+
+extension PresentationMessage {
+    public init(_ e: PresentationEvent) {
+        timeUS = e.time.microseconds
+        transition = e.transition.rawValue
+        container = e.container
+        kind = e.kind
+        phase = e.phase
+        completed = e.completed
+        presented = e.presented
+        presenting = e.presenting
+        style = e.style
+        frame = e.frame
     }
 }
 
 /// The transition coordinator's interaction change (topic `transition`).
-public struct InteractionMessage: Hashable, Sendable, Codable {
-    public var seq: UInt64
-    public var timeUS: UInt64
-    public var transition: UInt64
-    public var container: String
+public struct InteractionMessage: Hashable, Sendable, Codable, WireMessage {
+    static let type = MessageType.interaction
+    public var seq: UInt64 = 0
+    public var timeUS: UInt64 = 0
+    public var transition: UInt64 = 0
+    public var container = ""
     /// `ended` (the finger let go) or `began` (a touch caught the run-out).
-    public var phase: InteractionEvent.Phase
+    public var phase = InteractionEvent.Phase.began
     /// On `ended`: whether the run-out goes back.
     public var cancelled: Bool?
-    public var percent: Double
+    public var percent = 0.0
     /// Percent per second.
-    public var velocity: Double
+    public var velocity = 0.0
 
-    enum CodingKeys: String, CodingKey {
-        case seq, transition, container, phase, cancelled, percent, velocity
-        case timeUS = "time_us"
+    mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("transition", &transition)
+        try c.field("container", &container)
+        try c.field("phase", &phase)
+        try c.field("cancelled", &cancelled)
+        try c.field("percent", &percent)
+        try c.field("velocity", &velocity)
+    }
+}
+
+extension InteractionMessage {
+    public init(_ e: InteractionEvent) {
+        timeUS = e.time.microseconds
+        transition = e.transition.rawValue
+        container = e.container
+        phase = e.phase
+        cancelled = e.cancelled
+        percent = e.percent.value
+        velocity = e.velocity.value
     }
 }
 
 /// The containers' state after a transition ended (topic `state`).
-public struct StateMessage: Hashable, Sendable, Codable {
-    public var seq: UInt64
-    public var timeUS: UInt64
-    public var containers: [ContainerInfo]
-    public var running: [RunningInfo]
+public struct StateMessage: Hashable, Sendable, Codable, WireMessage {
+    static let type = MessageType.state
+    public var seq: UInt64 = 0
+    public var timeUS: UInt64 = 0
+    public var containers: [ContainerInfo] = []
+    public var running: [RunningInfo] = []
 
-    enum CodingKeys: String, CodingKey {
-        case seq, containers, running
-        case timeUS = "time_us"
+    mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("containers", &containers)
+        try c.field("running", &running)
+    }
+}
+
+extension StateMessage {
+    public init(_ s: StateSnapshot) {
+        timeUS = s.time.microseconds
+        containers = s.containers.map(ContainerInfo.init)
+        running = s.running.map { RunningInfo(RunningTransitionSummary($0)) }
     }
 }
 
 /// A device came or went; the device's fields sit beside `change` on the wire.
-public struct DeviceMessage: Hashable, Sendable, Codable {
-    public var seq: UInt64
-    public var timeUS: UInt64
-    public var change: DeviceEvent.Change
-    public var device: DeviceInfo
+public struct DeviceMessage: Hashable, Sendable, Codable, WireMessage {
+    static let type = MessageType.device
+    public var seq: UInt64 = 0
+    public var timeUS: UInt64 = 0
+    public var change = DeviceEvent.Change.added
+    public var device = DeviceInfo()
 
-    enum CodingKeys: String, CodingKey {
-        case seq, change
-        case timeUS = "time_us"
+    mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("change", &change)
+        try c.inline(&device)
     }
+}
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        seq = try c.decode(UInt64.self, forKey: .seq)
-        timeUS = try c.decode(UInt64.self, forKey: .timeUS)
-        change = try c.decode(DeviceEvent.Change.self, forKey: .change)
-        device = try DeviceInfo(from: decoder)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(seq, forKey: .seq)
-        try c.encode(timeUS, forKey: .timeUS)
-        try c.encode(change, forKey: .change)
-        try device.encode(to: encoder)
+extension DeviceMessage {
+    public init(_ e: DeviceEvent) {
+        timeUS = e.time.microseconds
+        change = e.change
+        device = DeviceInfo(e.device)
     }
 }
 
 /// How a configuration reload went (topic `config`).
-public struct ConfigMessage: Hashable, Sendable, Codable {
-    public var seq: UInt64
-    public var timeUS: UInt64
-    public var result: ConfigResult
-    public var message: String
+public struct ConfigMessage: Hashable, Sendable, Codable, WireMessage {
+    static let type = MessageType.config
+    public var seq: UInt64 = 0
+    public var timeUS: UInt64 = 0
+    public var result = ConfigResult.reloaded
+    public var message = ""
     /// The new configuration, when it was reloaded.
     public var config: ConfigSummary?
 
-    enum CodingKeys: String, CodingKey {
-        case seq, result, message, config
-        case timeUS = "time_us"
+    mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("result", &result)
+        try c.field("message", &message)
+        try c.field("config", &config)
     }
 }
 
 /// A request failed, or a line could not be read.
-public struct ErrorMessage: Hashable, Sendable, Codable {
-    public var seq: UInt64
-    public var timeUS: UInt64
-    public var code: ErrorCode
-    public var message: String
+public struct ErrorMessage: Hashable, Sendable, Codable, WireMessage {
+    static let type = MessageType.error
+    public var seq: UInt64 = 0
+    public var timeUS: UInt64 = 0
+    public var code = ErrorCode.internal
+    public var message = ""
     /// The request it answers, when its `id` could be read.
     public var id: RequestID?
     public var op: String?
 
-    enum CodingKeys: String, CodingKey {
-        case seq, code, message, id, op
-        case timeUS = "time_us"
+    mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("code", &code)
+        try c.field("message", &message)
+        try c.field("id", &id)
+        try c.field("op", &op)
+    }
+}
+
+extension ErrorMessage {
+    /// The `error` for `error`; its `message` names the place and the problem (``RequestError/message``).
+    public init(_ error: RequestError, time: MonotonicInstant) {
+        timeUS = time.microseconds
+        code = error.code
+        message = error.message
+        id = error.id
+        op = error.op
     }
 }
 
 /// The result of a request; which fields are present depends on the op (`docs/PROTOCOL.md`).
-public struct ReplyPayload: Hashable, Sendable, Codable {
+public struct ReplyPayload: Hashable, Sendable, Codable, WireObject {
     /// `status`.
     public var protocolVersion: Int?
     public var server: String?
-    public var config: ConfigSummary?
-    public var state: StateInfo?
     /// `status` and `devices`.
     public var devices: [DeviceInfo]?
+    /// `status`.
+    public var config: ConfigSummary?
+    public var state: StateInfo?
     /// `subscribe`.
     public var topics: [Topic]?
     /// `subscribe`: absent means every run-out frame, 0 none.
     public var tickHz: Double?
     /// Control ops: the transition started.
     public var transition: UInt64?
+    /// `set-rotation`: the devices turned now, and those that turn when their fingers lift.
+    public var applied: [UInt32]?
+    public var pending: [UInt32]?
 
-    enum CodingKeys: String, CodingKey {
-        case server, config, state, devices, topics, transition
-        case protocolVersion = "protocol"
-        case tickHz = "tick_hz"
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("protocol", &protocolVersion)
+        try c.field("server", &server)
+        try c.field("devices", &devices)
+        try c.field("config", &config)
+        try c.field("state", &state)
+        try c.field("topics", &topics)
+        try c.field("tick_hz", &tickHz)
+        try c.field("transition", &transition)
+        try c.field("applied", &applied)
+        try c.field("pending", &pending)
+    }
+}
+
+extension ReplyPayload {
+    public init(_ result: ReplyResult) {
+        switch result {
+        case .empty:
+            break
+        case .subscribed(let s):
+            topics = s.topics.members
+            switch s.ticks {
+            case .every: tickHz = nil
+            case .none: tickHz = 0
+            case .hz(let hz): tickHz = hz
+            }
+        case .status(let s):
+            protocolVersion = WireProtocol.version
+            server = s.serverVersion
+            devices = s.devices.map(DeviceInfo.init)
+            config = s.config
+            state = StateInfo(containers: s.containers, running: s.running)
+        case .devices(let list):
+            devices = list.map(DeviceInfo.init)
+        case .transition(let id):
+            transition = id.rawValue
+        case .rotation(let turned, let waiting):
+            applied = turned.map(\.rawValue)
+            pending = waiting.map(\.rawValue)
+        }
     }
 }
 
 /// The answer to a request, with its `id`.
-public struct ReplyMessage: Hashable, Sendable, Codable {
-    public var seq: UInt64
-    public var timeUS: UInt64
+public struct ReplyMessage: Hashable, Sendable, Codable, WireMessage {
+    static let type = MessageType.reply
+    public var seq: UInt64 = 0
+    public var timeUS: UInt64 = 0
     public var id: RequestID?
-    public var op: String
-    public var result: ReplyPayload
+    public var op = ""
+    public var result = ReplyPayload()
 
-    enum CodingKeys: String, CodingKey {
-        case seq, id, op, result
-        case timeUS = "time_us"
+    mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("id", &id)
+        try c.field("op", &op)
+        try c.field("result", &result)
     }
 }
 
 /// The server is closing the connection.
-public struct GoodbyeMessage: Hashable, Sendable, Codable {
-    public var seq: UInt64
-    public var timeUS: UInt64
+public struct GoodbyeMessage: Hashable, Sendable, Codable, WireMessage {
+    static let type = MessageType.goodbye
+    public var seq: UInt64 = 0
+    public var timeUS: UInt64 = 0
     /// A ``GoodbyeReason`` raw value; kept as a string so that a newer server's reasons still decode.
-    public var reason: String
-    public var message: String
+    public var reason = ""
+    public var message = ""
 
-    enum CodingKeys: String, CodingKey {
-        case seq, reason, message
-        case timeUS = "time_us"
+    mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("reason", &reason)
+        try c.field("message", &message)
     }
 }
 
 /// A message whose `type` this client does not know (from a newer server): skipped, not fatal.
-public struct UnknownMessage: Hashable, Sendable, Codable {
-    public var type: String
-    public var seq: UInt64
-    public var timeUS: UInt64
+public struct UnknownMessage: Hashable, Sendable, Codable, WireObject {
+    public var type = ""
+    public var seq: UInt64 = 0
+    public var timeUS: UInt64 = 0
 
-    enum CodingKeys: String, CodingKey {
-        case type, seq
-        case timeUS = "time_us"
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("type", &type)
+        try c.field("seq", &seq)
+        try c.field("time_us", &timeUS)
     }
 }
 

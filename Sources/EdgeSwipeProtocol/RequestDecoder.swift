@@ -21,7 +21,7 @@ public enum RequestDecoder {
     /// Every op of protocol v1, in the order errors list them.
     public static let ops = [
         "subscribe", "ping", "status", "devices", "push", "pop", "pop-to-root", "present", "dismiss", "select-tab",
-        "show",
+        "show", "set-rotation",
     ]
 
     /// Reads one request line (without its terminator); `line` is its 1-based number on the connection, for errors.
@@ -95,6 +95,7 @@ public enum RequestDecoder {
             case (.some, .some):
                 throw RequestError(code: .invalidField, reason: "give either \"index\" or \"scene\", not both")
             }
+        case "set-rotation": return .daemon(.setRotation(try rotation(f)))
         default:
             throw RequestError(code: .unknownOp, reason: "unknown op \"\(op)\" (expected one of \(opList))")
         }
@@ -102,6 +103,34 @@ public enum RequestDecoder {
 
     private static func control(_ f: Fields, _ action: ControlRequest.Action) throws(RequestError) -> Request {
         .control(ControlRequest(container: try f.name("container"), action: action, animated: try f.optionalBool("animated") ?? true))
+    }
+
+    private static func rotation(_ f: Fields) throws(RequestError) -> RotationRequest {
+        let setting: RotationSetting
+        switch f.object["rotation"] {
+        case nil, .null:
+            throw RequestError(code: .missingField, reason: "field \"rotation\" is missing (expected 0, 90, 180, 270 or \"auto\")")
+        case .integer(let degrees):
+            guard let r = Rotation(rawValue: Int(clamping: degrees)) else {
+                throw RequestError(code: .invalidField, reason: "field \"rotation\" must be 0, 90, 180, 270 or \"auto\", got \(degrees)")
+            }
+            setting = .fixed(r)
+        case .string("auto"):
+            setting = .automatic
+        case .some(let other):
+            let got = if case .string(let s) = other { "\"\(s)\"" } else { other.kindName }
+            throw RequestError(code: .invalidField, reason: "field \"rotation\" must be 0, 90, 180, 270 or \"auto\", got \(got)")
+        }
+        let device = try f.optionalInt("device")
+        let output = try f.optionalString("output")
+        switch (device, output) {
+        case (nil, nil): return RotationRequest(setting: setting, target: .allTouchscreens)
+        case (let id?, nil):
+            guard id >= 0 else { throw RequestError(code: .invalidField, reason: "field \"device\" must not be negative (got \(id))") }
+            return RotationRequest(setting: setting, target: .device(DeviceID(UInt32(id))))
+        case (nil, let name?): return RotationRequest(setting: setting, target: .output(name))
+        case (.some, .some): throw RequestError(code: .invalidField, reason: "give either \"device\" or \"output\", not both")
+        }
     }
 
     private static func subscription(_ f: Fields) throws(RequestError) -> Subscription {

@@ -92,16 +92,31 @@ public struct ControlRequest: Hashable, Sendable {
 }
 
 /// The requests the server hands to the daemon, which owns the engine.
+/// `set-rotation`: which way the user sees one or more devices, from the next touch sequence on.
+public struct RotationRequest: Hashable, Sendable {
+    /// A fixed rotation, or ``RotationSetting/automatic`` (`"auto"`): back to the configuration's (the
+    /// accelerometer's, for a device with `rotation = "auto"`).
+    public var setting: RotationSetting
+    public var target: RotationTarget
+
+    public init(setting: RotationSetting, target: RotationTarget = .allTouchscreens) {
+        self.setting = setting
+        self.target = target
+    }
+}
+
 public enum DaemonRequest: Hashable, Sendable {
     case status
     case devices
     case control(ControlRequest)
+    case setRotation(RotationRequest)
 
     public var op: String {
         switch self {
         case .status: "status"
         case .devices: "devices"
         case .control(let c): c.op
+        case .setRotation: "set-rotation"
         }
     }
 }
@@ -128,7 +143,7 @@ public enum Request: Hashable, Sendable {
     public var requiresControl: Bool {
         switch self {
         case .subscribe, .ping, .daemon(.status), .daemon(.devices): false
-        case .daemon(.control): true
+        case .daemon(.control), .daemon(.setRotation): true
         }
     }
 
@@ -157,6 +172,21 @@ public enum Request: Hashable, Sendable {
             w.string(c.container)
             c.action.writeFields(to: &w)
             if !c.animated { w.raw(#","animated":false"#) }
+        case .daemon(.setRotation(let r)):
+            w.raw(#","rotation":"#)
+            switch r.setting {
+            case .fixed(let rotation): w.integer(rotation.rawValue)
+            case .automatic: w.string("auto")
+            }
+            switch r.target {
+            case .allTouchscreens: break
+            case .device(let id):
+                w.raw(#","device":"#)
+                w.integer(UInt64(id.rawValue))
+            case .output(let name):
+                w.raw(#","output":"#)
+                w.string(name)
+            }
         }
         w.raw("}\n")
         return w.bytes
@@ -191,7 +221,7 @@ extension ControlRequest.Action {
             w.string(style.rawValue)
             if let frame {
                 w.raw(#","frame":"#)
-                w.rect(frame)
+                frame.write(to: &w)
             }
         case .selectTab(.index(let i)):
             w.raw(#","index":"#)
@@ -229,6 +259,11 @@ public struct RequestError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// An engine refusal (`busy`, `unknown-container`, ...), with the engine's own code and wording.
+    /// A `set-rotation` that names no device: `unknown-device`, `unknown-output` or `no-device`.
+    public init(code: String, rotationRefusal reason: String) {
+        self.init(code: ErrorCode(code), reason: reason)
+    }
+
     public init(_ refusal: TransitionRefusal) {
         self.init(code: ErrorCode(refusal.code), reason: refusal.description)
     }

@@ -1,16 +1,18 @@
 public import EdgeSwipeCore
 
 /// What a client is told about the configuration: enough to show which edge does what, not the whole file.
-public struct ConfigSummary: Hashable, Sendable, Codable {
+public struct ConfigSummary: Hashable, Sendable, Codable, WireObject {
     /// Where the configuration came from: a file path, or `built-in`.
-    public var source: String
-    public var containers: [String]
-    public var bindings: [BindingSummary]
-    public var animator: AnimatorSummary
-    public var completionCurve: String
-    public var completionSpeed: Double
+    public var source = ""
+    public var containers: [String] = []
+    public var bindings: [BindingSummary] = []
+    public var animator = AnimatorSummary()
+    public var completionCurve = ""
+    public var completionSpeed = 0.0
     /// The run-out frame rate the engine ticks at while something animates.
-    public var tickHz: Double
+    public var tickHz = 0.0
+
+    init() {}
 
     public init(
         source: String, containers: [String], bindings: [BindingSummary], animator: AnimatorSummary,
@@ -25,6 +27,18 @@ public struct ConfigSummary: Hashable, Sendable, Codable {
         self.tickHz = tickHz
     }
 
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("source", &source)
+        try c.field("containers", &containers)
+        try c.field("bindings", &bindings)
+        try c.field("animator", &animator)
+        try c.field("completion_curve", &completionCurve)
+        try c.field("completion_speed", &completionSpeed)
+        try c.field("tick_hz", &tickHz)
+    }
+}
+
+extension ConfigSummary {
     public init(configuration c: EngineConfiguration, source: String) {
         self.init(
             source: source, containers: c.containers.map(\.name),
@@ -33,32 +47,35 @@ public struct ConfigSummary: Hashable, Sendable, Codable {
             completionSpeed: c.completionSpeed,
             tickHz: c.tickInterval.value > 0 ? 1 / c.tickInterval.seconds : 0)
     }
-
-    enum CodingKeys: String, CodingKey {
-        case source, containers, bindings, animator
-        case completionCurve = "completion_curve"
-        case completionSpeed = "completion_speed"
-        case tickHz = "tick_hz"
-    }
 }
 
 /// One binding: which edge drives which operation on which container.
-public struct BindingSummary: Hashable, Sendable, Codable {
-    public var edge: Edge
-    public var container: String
-    public var operation: String
+public struct BindingSummary: Hashable, Sendable, Codable, WireObject {
+    public var edge = Edge.left
+    public var container = ""
+    public var operation = ""
     /// Empty means every kind.
-    public var deviceKinds: [DeviceKind]
-    public var fingers: FingerRange
+    public var deviceKinds: [DeviceKind] = []
+    public var fingers = FingerRange()
 
-    public struct FingerRange: Hashable, Sendable, Codable {
-        public var min: Int
-        public var max: Int
+    public struct FingerRange: Hashable, Sendable, Codable, WireObject {
+        public var min = 0
+        public var max = 0
+
+        init() {}
+
         public init(min: Int, max: Int) {
             self.min = min
             self.max = max
         }
+
+        mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+            try c.field("min", &min)
+            try c.field("max", &max)
+        }
     }
+
+    init() {}
 
     public init(edge: Edge, container: String, operation: String, deviceKinds: [DeviceKind], fingers: FingerRange) {
         self.edge = edge
@@ -68,23 +85,30 @@ public struct BindingSummary: Hashable, Sendable, Codable {
         self.fingers = fingers
     }
 
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("edge", &edge)
+        try c.field("container", &container)
+        try c.field("operation", &operation)
+        try c.field("device_kinds", &deviceKinds)
+        try c.field("fingers", &fingers)
+    }
+}
+
+extension BindingSummary {
     public init(_ b: Binding) {
         self.init(
             edge: b.edge, container: b.container, operation: b.operation.name, deviceKinds: b.deviceKinds,
             fingers: FingerRange(min: b.fingers.lowerBound, max: b.fingers.upperBound))
     }
-
-    enum CodingKeys: String, CodingKey {
-        case edge, container, operation, fingers
-        case deviceKinds = "device_kinds"
-    }
 }
 
 /// The default animator.
-public struct AnimatorSummary: Hashable, Sendable, Codable {
-    public var style: Animator.Style
-    public var durationUS: Int64
-    public var curve: String
+public struct AnimatorSummary: Hashable, Sendable, Codable, WireObject {
+    public var style = Animator.Style.slide
+    public var durationUS: Int64 = 0
+    public var curve = ""
+
+    init() {}
 
     public init(style: Animator.Style, durationUS: Int64, curve: String) {
         self.style = style
@@ -92,13 +116,16 @@ public struct AnimatorSummary: Hashable, Sendable, Codable {
         self.curve = curve
     }
 
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("style", &style)
+        try c.field("duration_us", &durationUS)
+        try c.field("curve", &curve)
+    }
+}
+
+extension AnimatorSummary {
     public init(_ a: Animator) {
         self.init(style: a.style, durationUS: a.duration.value, curve: a.curve.name)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case style, curve
-        case durationUS = "duration_us"
     }
 }
 

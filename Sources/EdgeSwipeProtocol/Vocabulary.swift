@@ -108,12 +108,6 @@ public enum RequestID: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
-    func write(to w: inout JSONWriter) {
-        switch self {
-        case .int(let i): w.integer(i)
-        case .string(let s): w.string(s)
-        }
-    }
 }
 
 /// The `code` of an `error` message. Open-ended: transition refusals from the engine bring their own codes.
@@ -160,6 +154,9 @@ public enum GoodbyeReason: String, Hashable, Sendable, Codable {
     case backlogExceeded = "backlog-exceeded"
     /// The access policy (reloaded, or something it depends on) no longer admits the client.
     case accessRevoked = "access-revoked"
+    /// The client was admitted as the user of the seat's active session (`active-session`), and another session
+    /// is active now (a VT switch, fast user switching) or none is.
+    case sessionInactive = "session-inactive"
     /// As many clients as the server takes are connected; sent as the only message of the refused connection.
     case tooManyClients = "too-many-clients"
 }

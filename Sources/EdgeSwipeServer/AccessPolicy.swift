@@ -35,11 +35,24 @@ public struct AccessGrant: Hashable, Sendable {
     /// Also admits the uid of the session active on the seat, whoever that is at the moment
     /// (``AccessContext/activeSessionUIDs``).
     public var activeSession: Bool
+    /// Also admits the group that owns the socket: the server adds its gid to ``gids`` when the policy is put in
+    /// force (the configuration names the group this way without knowing its number).
+    public var socketGroup: Bool
 
-    public init(uids: Set<UInt32> = [], gids: Set<UInt32> = [], activeSession: Bool = false) {
+    public init(uids: Set<UInt32> = [], gids: Set<UInt32> = [], activeSession: Bool = false, socketGroup: Bool = false) {
         self.uids = uids
         self.gids = gids
         self.activeSession = activeSession
+        self.socketGroup = socketGroup
+    }
+
+    /// The grant with ``socketGroup`` turned into that group's gid.
+    public func resolved(socketGroup gid: UInt32) -> AccessGrant {
+        guard socketGroup else { return self }
+        var g = self
+        g.gids.insert(gid)
+        g.socketGroup = false
+        return g
     }
 
     public static let nobody = AccessGrant()
@@ -87,6 +100,14 @@ public struct AccessPolicy: Hashable, Sendable {
         let grant = AccessGrant(uids: [uid], gids: [gid])
         return AccessPolicy(read: grant, control: grant)
     }
+
+    /// The policy with "the socket's group" turned into `gid` in both grants.
+    public func resolved(socketGroup gid: UInt32) -> AccessPolicy {
+        AccessPolicy(read: read.resolved(socketGroup: gid), control: control.resolved(socketGroup: gid))
+    }
+
+    /// Whether either grant admits the seat's active session (the daemon then follows logind).
+    public var followsActiveSession: Bool { read.activeSession || control.activeSession }
 
     /// What `peer` may do under this policy, given the facts in `context`. The server asks at connect time and
     /// again for every open connection whenever the policy or the context changes.

@@ -58,6 +58,8 @@ final class ServerCore: Sendable {
     /// The policy that `nil` stands for in ``EdgeSwipeServer/applyAccessPolicy(_:revokedReason:)``: the daemon's
     /// uid and the socket's group.
     let defaultPolicy: AccessPolicy
+    /// The gid of the group that owns the socket (what a grant's ``AccessGrant/socketGroup`` stands for).
+    let socketGroup: UInt32
     let registry: NIOLockedValueBox<Registry>
     /// One per event loop of the group.
     let fanOuts: [LoopFanOut]
@@ -66,12 +68,13 @@ final class ServerCore: Sendable {
 
     init(
         configuration: ServerConfiguration, snapshot: ServerSnapshot, handler: (any EdgeSwipeRequestHandler)?,
-        policy: AccessPolicy, defaultPolicy: AccessPolicy, eventLoops: [any EventLoop], logger: Logger
+        policy: AccessPolicy, defaultPolicy: AccessPolicy, socketGroup: UInt32, eventLoops: [any EventLoop], logger: Logger
     ) {
         self.configuration = configuration
         self.logger = logger
         self.handler = handler
         self.defaultPolicy = defaultPolicy
+        self.socketGroup = socketGroup
         self.registry = NIOLockedValueBox(
             Registry(
                 snapshot: snapshot, policy: policy, accessContext: configuration.accessContext,
@@ -323,11 +326,11 @@ public final class EdgeSwipeServer: Sendable {
             path = listener.fd.boundUnixPath
         }
         let defaultPolicy = AccessPolicy.owner(uid: UInt32(getuid()), socketGroup: listener.group)
-        let policy = configuration.access ?? defaultPolicy
+        let policy = configuration.access?.resolved(socketGroup: listener.group) ?? defaultPolicy
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         let core = ServerCore(
             configuration: configuration, snapshot: snapshot, handler: handler, policy: policy,
-            defaultPolicy: defaultPolicy, eventLoops: Array(group.makeIterator()), logger: logger)
+            defaultPolicy: defaultPolicy, socketGroup: listener.group, eventLoops: Array(group.makeIterator()), logger: logger)
         let acceptor: Acceptor
         do {
             acceptor = try Acceptor(listener: listener, core: core, group: group)
@@ -343,6 +346,7 @@ public final class EdgeSwipeServer: Sendable {
                 "socket": "\(path ?? "fd \(listener.fd.rawValue)")",
                 "read_uids": "\(policy.read.uids.sorted())", "read_gids": "\(policy.read.gids.sorted())",
                 "control_uids": "\(policy.control.uids.sorted())", "control_gids": "\(policy.control.gids.sorted())",
+                "active_session": "\(policy.read.activeSession ? "read" : "")\(policy.control.activeSession ? "+control" : "")",
             ])
         return EdgeSwipeServer(core: core, group: group, acceptor: acceptor, socketPath: path)
     }
@@ -383,7 +387,9 @@ public final class EdgeSwipeServer: Sendable {
     /// `forbidden`); one whose rights grow gains them at once.
     @discardableResult
     public func applyAccessPolicy(_ policy: AccessPolicy?, revokedReason: GoodbyeReason = .accessRevoked) -> AccessChange {
-        let change = core.reevaluateAccess(policy: policy ?? core.defaultPolicy, context: nil, revokedReason: revokedReason)
+        let change = core.reevaluateAccess(
+            policy: policy?.resolved(socketGroup: core.socketGroup) ?? core.defaultPolicy, context: nil,
+            revokedReason: revokedReason)
         let p = accessPolicy
         core.logger.info(
             "access policy applied",

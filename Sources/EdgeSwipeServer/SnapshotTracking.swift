@@ -9,10 +9,15 @@ extension ServerSnapshot {
         switch event {
         case .device(let e):
             advance(to: e.time)
-            devices.removeAll { $0.id == e.device.id }
             switch e.change {
-            case .added: devices.append(e.device)
-            case .removed: break
+            case .added:
+                devices.removeAll { $0.id == e.device.id }
+                devices.append(e.device)
+            case .changed:
+                // In place: a rotated device keeps its position in the list.
+                if let i = devices.firstIndex(where: { $0.id == e.device.id }) { devices[i] = e.device } else { devices.append(e.device) }
+            case .removed:
+                devices.removeAll { $0.id == e.device.id }
             }
         case .transition(let e):
             advance(to: e.time)

@@ -23,6 +23,9 @@ public final class DescriptorWaiter {
     /// Adds a descriptor to wait on for readability; its index is the number added before it.
     public func add(_ fd: FileDescriptor) { add(fd.rawValue) }
 
+    /// Adds `fd`, waited on for `events` (`POLLIN`, `POLLOUT`: what a D-Bus connection asks for).
+    public func add(_ fd: Int32, events: Int16) { descriptors.append(pollfd(fd: fd, events: events, revents: 0)) }
+
     /// Replaces the descriptor added `index`-th.
     public func replace(_ index: Int, with fd: FileDescriptor) { descriptors[index].fd = fd.rawValue }
 

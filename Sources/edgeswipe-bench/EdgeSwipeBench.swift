@@ -50,7 +50,7 @@ struct EdgeSwipeBench: ParsableCommand {
     @Option(name: .long, help: "Start-ups measured for startup_ms (the median is reported).")
     var startupRuns = 10
 
-    @Option(name: .long, parsing: .upToNextOption, help: "Run only these sections: pipeline, allocs, startup, idle, latency.")
+    @Option(name: .long, parsing: .upToNextOption, help: "Run only these sections: pipeline, encoders, allocs, startup, idle, latency.")
     var only: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("For callgrind: run one stage (decode, engine, encode, pipeline, steady, setup) and exit.", valueName: "stage"))
@@ -63,7 +63,7 @@ struct EdgeSwipeBench: ParsableCommand {
     var writeRecording: String?
 
     func validate() throws {
-        let sections: Set<String> = ["pipeline", "allocs", "startup", "idle", "latency"]
+        let sections: Set<String> = ["pipeline", "encoders", "allocs", "startup", "idle", "latency"]
         for s in only where !sections.contains(s) { throw ValidationError("--only takes \(sections.sorted().joined(separator: ", ")) (got \(s))") }
         guard passes >= 1, passes <= 100 else { throw ValidationError("--passes must be 1...100") }
         guard clients.allSatisfy({ $0 >= 1 && $0 <= 5000 }) else { throw ValidationError("--clients must be 1...5000") }
@@ -95,7 +95,7 @@ struct EdgeSwipeBench: ParsableCommand {
         report.append(("machine", machine()))
 
         let synthetic = BenchCorpus.synthetic(seconds: syntheticSeconds)
-        if wants("pipeline") {
+        if wants("pipeline") || wants("encoders") {
             let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
             let dir = BenchCorpus.findRecordings(from: FileManager.default.currentDirectoryPath, explicit: recordings)
                 ?? BenchCorpus.findRecordings(from: executable, explicit: nil)
@@ -112,18 +112,24 @@ struct EdgeSwipeBench: ParsableCommand {
                 source = "demo/edgeswipe-demo.evemu (no ../shared/recordings found)"
                 notes.append("../shared/recordings was not found: pipeline_events_per_s uses the demo recording and the synthetic stream only")
             }
-            log("pipeline: \(real.count) recorded devices from \(source), plus \(synthetic.events.count) synthetic events, \(passes) passes")
-            let p = measurePipeline(real: real, synthetic: synthetic, passes: passes, log: log)
-            if case .object(let fields) = p, let rate = fields.first(where: { $0.0 == "events_per_s" })?.1 {
-                report.append(("pipeline_events_per_s", rate))
+            if wants("pipeline") {
+                log("pipeline: \(real.count) recorded devices from \(source), plus \(synthetic.events.count) synthetic events, \(passes) passes")
+                let p = measurePipeline(real: real, synthetic: synthetic, passes: passes, log: log)
+                if case .object(let fields) = p, let rate = fields.first(where: { $0.0 == "events_per_s" })?.1 {
+                    report.append(("pipeline_events_per_s", rate))
+                }
+                details.append(("pipeline", .object([
+                    ("recordings", .string(source)),
+                    ("recorded_devices", .array(real.map { .string("\($0.name) (\($0.events.count) events)") })),
+                    ("skipped", .array(skipped.map { .string($0) })),
+                    ("synthetic", .string(synthetic.name)),
+                    ("result", p),
+                ])))
             }
-            details.append(("pipeline", .object([
-                ("recordings", .string(source)),
-                ("recorded_devices", .array(real.map { .string("\($0.name) (\($0.events.count) events)") })),
-                ("skipped", .array(skipped.map { .string($0) })),
-                ("synthetic", .string(synthetic.name)),
-                ("result", p),
-            ])))
+            if wants("encoders") {
+                log("encoders: the protocol's writer against JSONEncoder, per message and in the pipeline")
+                details.append(("encoders", measureEncoders(real: real, synthetic: synthetic, passes: passes, log: log)))
+            }
         }
 
         if wants("allocs") {

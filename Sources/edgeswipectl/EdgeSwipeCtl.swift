@@ -16,7 +16,7 @@ struct EdgeSwipeCtl: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Monitor.self, Status.self, Devices.self, Ping.self, Push.self, Pop.self, Present.self, Dismiss.self,
-            Tab.self, Show.self, Replay.self, Plot.self,
+            Tab.self, Show.self, Rotate.self, Replay.self, Plot.self,
         ])
 }
 

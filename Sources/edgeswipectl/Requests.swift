@@ -60,7 +60,11 @@ struct Devices: AsyncParsableCommand {
     func run() async throws {
         let devices = try await perform(socket) { client throws(ClientError) in try await client.devices() }
         if devices.isEmpty { print("no touch devices") }
-        for d in devices { print("\(d.id)\t\(d.kind.rawValue)\t\(d.path)\t\(d.name)") }
+        for d in devices {
+            // Rotation and output last, so that scripts reading the first four columns keep working.
+            let rotation = "\(d.rotation)\(d.autoRotation == true ? " auto" : "")"
+            print("\(d.id)\t\(d.kind.rawValue)\t\(d.path)\t\(d.name)\trotation \(rotation)\toutput \(d.output ?? "-")")
+        }
     }
 }
 
@@ -172,5 +176,34 @@ struct Show: AsyncParsableCommand {
 
     func run() async throws {
         report(try await perform(socket) { c throws(ClientError) in try await c.show(child, in: container, animated: transition.animated) })
+    }
+}
+
+struct Rotate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Set which way the user sees the touchscreens (from the next touch sequence on).",
+        discussion: """
+            ROTATION is 0, 90, 180 or 270 degrees clockwise (the output's transform, as the shell applies it), or \
+            auto: back to the configuration's (the accelerometer's, for devices with rotation = "auto"). Without \
+            --device or --output, every touchscreen turns. Needs control access; remembered across restarts.
+            """)
+    @OptionGroup var socket: SocketOptions
+    @Argument(help: "0, 90, 180, 270 or auto.") var rotation: String
+    @Option(name: .long, help: "One device, by its id (see 'edgeswipectl devices').") var device: UInt32?
+    @Option(name: .long, help: "The touchscreens of one output (WL_OUTPUT, or the configuration's output).") var output: String?
+
+    func validate() throws {
+        if rotation != "auto" && Int(rotation).flatMap(Rotation.init(rawValue:)) == nil {
+            throw ValidationError("ROTATION must be 0, 90, 180, 270 or auto (got \(rotation))")
+        }
+        if device != nil && output != nil { throw ValidationError("give --device or --output, not both") }
+    }
+
+    func run() async throws {
+        let setting: RotationSetting = Int(rotation).flatMap(Rotation.init(rawValue:)).map { .fixed($0) } ?? .automatic
+        let target: RotationTarget = device.map { .device(DeviceID($0)) } ?? output.map { .output($0) } ?? .allTouchscreens
+        let result = try await perform(socket) { c throws(ClientError) in try await c.setRotation(setting, on: target) }
+        for id in result.applied { print("device \(id.rawValue): rotation \(setting)") }
+        for id in result.pending { print("device \(id.rawValue): rotation \(setting) once every finger has lifted") }
     }
 }

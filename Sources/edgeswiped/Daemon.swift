@@ -36,6 +36,8 @@ final class Daemon: Service, Sendable {
     private let failureStatus = Mutex<Int32?>(nil)
     /// State persistence, socket watch, mode checks (DaemonHardening.swift).
     private let hardening: DaemonHardening
+    /// What the system bus connection made at start-up follows (a reload cannot add to it).
+    private let seatFollows: (sessions: Bool, accelerometer: Bool)
 
     /// Set when the daemon stopped because something failed rather than because it was asked to.
     var failure: Int32? { failureStatus.withLock { $0 } }
@@ -57,6 +59,11 @@ final class Daemon: Service, Sendable {
         try hardening.checkSocket(listener)
         var configuration = ServerConfiguration(listener: listener, serverVersion: "edgeswiped \(EdgeSwipeVersion.string)")
         configuration.access = Self.accessPolicy(settings.access)
+        // The seat, through the system bus: who is active on it (for "active-session"), sleep, the accelerometer
+        // (for rotation = "auto"). Read before the server starts, so that the first client is judged by it.
+        let seat = Self.seatWatcher(options: options, settings: settings, logger: logger)
+        seatFollows = (settings.access.followsActiveSession && seat != nil, settings.devices.followsAccelerometer && seat != nil)
+        configuration.accessContext = AccessContext(activeSessionUIDs: seat?.activeSession.map { [$0.uid] } ?? [])
         configuration.maxClients = settings.daemon.maxClients
         configuration.stallTimeout = .seconds(settings.daemon.stallTimeoutSeconds)
         // What a burst of clients allocated stays in glibc's arenas once they have gone, and resident: hand it
@@ -80,9 +87,16 @@ final class Daemon: Service, Sendable {
         let sources = [try Self.source(options: options, settings: settings, clients: { server.current?.statistics.connections ?? 0 }, logger: logger)]
         do {
             input = try InputThread(
-                engine: engine, sources: sources, barrier: hardening.persistence, logger: Logger(label: "edgeswiped.input")
-            ) { events, generation in
-                hardening.willPublish(events, stateGeneration: generation)  // Hardening: saves the state a client is about to see
+                engine: engine, sources: sources, rotations: hardening.state?.restoredRotations ?? [], seat: seat,
+                barrier: hardening.persistence, logger: Logger(label: "edgeswiped.input"),
+                sessionChanged: { session in
+                    // On the input thread, before the next batch is published (InputThread.serviceSeat).
+                    server.current?.updateAccessContext(
+                        AccessContext(activeSessionUIDs: session.map { [$0.uid] } ?? []), revokedReason: .sessionInactive)
+                }
+            ) { events, generation, rotations in
+                // Hardening: saves the state (and the rotations clients set) a client is about to see
+                hardening.willPublish(events, stateGeneration: generation, rotations: rotations)
                 server.current?.publish(events)
             }
         } catch {
@@ -120,18 +134,55 @@ final class Daemon: Service, Sendable {
     /// The configured access lists. All empty: the server's default (our uid and the socket's group may read and
     /// control). Lists that are given are exact, so an administrator can lock even the daemon's own uid out;
     /// empty read lists next to given control lists default to our uid and group. Whoever may control may read.
+    /// `read`/`control` keywords add the seat's active session, the daemon's own uid or the socket's group.
     static func accessPolicy(_ access: AccessSettings) -> AccessPolicy? {
-        if access.readUIDs.isEmpty && access.readGIDs.isEmpty && access.controlUIDs.isEmpty && access.controlGIDs.isEmpty {
-            return nil
+        let readGiven = !access.readUIDs.isEmpty || !access.readGIDs.isEmpty || !access.read.isEmpty
+        let controlGiven = !access.controlUIDs.isEmpty || !access.controlGIDs.isEmpty || !access.control.isEmpty
+        if !readGiven && !controlGiven { return nil }
+        func grant(_ uids: [UInt32], _ gids: [UInt32], _ keywords: [AccessKeyword]) -> AccessGrant {
+            var g = AccessGrant(uids: Set(uids), gids: Set(gids))
+            for keyword in keywords {
+                switch keyword {
+                case .activeSession: g.activeSession = true
+                case .owner: g.uids.insert(UInt32(getuid()))
+                case .socketGroup: g.socketGroup = true
+                }
+            }
+            return g
         }
-        let control = AccessGrant(uids: Set(access.controlUIDs), gids: Set(access.controlGIDs))
-        let readGiven = !access.readUIDs.isEmpty || !access.readGIDs.isEmpty
+        let control = grant(access.controlUIDs, access.controlGIDs, access.control)
         var read = readGiven
-            ? AccessGrant(uids: Set(access.readUIDs), gids: Set(access.readGIDs))
+            ? grant(access.readUIDs, access.readGIDs, access.read)
             : AccessGrant(uids: [UInt32(getuid())], gids: [UInt32(getegid())])
         read.uids.formUnion(control.uids)
         read.gids.formUnion(control.gids)
+        read.activeSession = read.activeSession || control.activeSession
+        read.socketGroup = read.socketGroup || control.socketGroup
         return AccessPolicy(read: read, control: control)
+    }
+
+    /// The system bus, for what the configuration follows (the active session, the accelerometer) and, with live
+    /// devices, for sleep. `nil` when there is no bus: said once, at the level what is lost deserves.
+    private static func seatWatcher(options: EdgeSwipeDaemon, settings: EdgeSwipeSettings, logger: Logger) -> SeatWatcher? {
+        let sessions = settings.access.followsActiveSession
+        let accelerometer = settings.devices.followsAccelerometer
+        let live = options.replay.isEmpty
+        guard sessions || accelerometer || live else { return nil }
+        let seat = options.seat ?? settings.daemon.seat
+        do {
+            return try SeatWatcher(
+                options: SeatWatcher.Options(seat: seat, followSessions: sessions, followAccelerometer: accelerometer),
+                logger: Logger(label: "edgeswiped.seat"))
+        } catch {
+            if sessions {
+                logger.warning("cannot reach the system bus (\(error)): \"active-session\" in [access] admits nobody")
+            } else if accelerometer {
+                logger.warning("cannot reach the system bus (\(error)): devices with rotation = \"auto\" keep their configured rotation")
+            } else {
+                logger.info("no system bus (\(error)): gestures in flight are not cancelled before the machine sleeps")
+            }
+            return nil
+        }
     }
 
     private static func source(
@@ -256,6 +307,12 @@ final class Daemon: Service, Sendable {
             // The new [access] holds for the connections already open too: whoever it no longer admits is told
             // (goodbye "access-revoked") and let go, whoever lost control loses it now.
             server.applyAccessPolicy(Self.accessPolicy(fresh.access))
+            if fresh.access.followsActiveSession && !seatFollows.sessions {
+                logger.warning("[access] now names \"active-session\", which the daemon did not follow at start-up: it admits nobody until a restart")
+            }
+            if fresh.devices.followsAccelerometer && !seatFollows.accelerometer {
+                logger.warning("[[devices.override]] now has rotation = \"auto\", which the daemon did not follow at start-up: restart to follow the accelerometer")
+            }
             server.setClientLimits(maxClients: fresh.daemon.maxClients, stallTimeout: .seconds(fresh.daemon.stallTimeoutSeconds))
             server.publishConfig(.reloaded, message: "reloaded \(configPath)", config: ConfigSummary(configuration: fresh.engine, source: configPath))
             logger.info("configuration reloaded", metadata: ["file": "\(configPath)"])
@@ -312,6 +369,14 @@ final class RequestRouter: EdgeSwipeRequestHandler {
             switch result {
             case .success(let id): return .transition(id)
             case .failure(let refusal): throw RequestError(refusal)
+            }
+        case .setRotation(let rotation):
+            let result = await withCheckedContinuation { continuation in
+                input.send(.setRotation(rotation) { continuation.resume(returning: $0) })
+            }
+            switch result {
+            case .success(let outcome): return .rotation(applied: outcome.applied, pending: outcome.pending)
+            case .failure(let refusal): throw RequestError(code: refusal.code, rotationRefusal: refusal.description)
             }
         }
     }

@@ -1,4 +1,5 @@
 import EdgeSwipeCore
+import EdgeSwipeInput
 import EdgeSwipeServer
 import EdgeSwipeSystem
 import Glibc
@@ -45,8 +46,9 @@ final class DaemonHardening: Sendable {
     /// Called on the input thread with every batch of engine events, before they are published: saves the state
     /// the batch ends with, then marks its generation durable. Without a state directory nothing is saved, and
     /// every generation is durable as soon as it exists.
-    func willPublish(_ events: [EngineEvent], stateGeneration: UInt64) {
-        state?.record(events)
+    /// `rotations`: the rotations clients set, when they changed in this batch (saved with the state).
+    func willPublish(_ events: [EngineEvent], stateGeneration: UInt64, rotations: [RememberedRotation]? = nil) {
+        state?.record(events, rotations: rotations)
         persistence.markPersisted(through: stateGeneration)
     }
 

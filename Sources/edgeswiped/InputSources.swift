@@ -18,15 +18,18 @@ final class LiveSource: InputSource {
     var nextWakeup: MonotonicInstant? { nil }
     var isExhausted: Bool { failed }
 
-    func service(now: MonotonicInstant, engine: inout Engine, into events: inout [EngineEvent]) {
+    func service(now: MonotonicInstant, feed: (InputStep) -> Void) {
         do {
-            try input.drain(now: now) { step in step.apply(to: &engine, into: &events) }
+            try input.drain(now: now, feed)
         } catch {
             // A broken libinput context cannot be recovered in place; say so once and stop polling it.
             logger.error("input failed: \(error)")
             failed = true
         }
     }
+
+    func suspend(now: MonotonicInstant, feed: (InputStep) -> Void) { input.suspend(now: now, feed) }
+    func resume() { input.resume() }
 }
 
 /// A recording played in real time (`--replay`): its steps are scheduled on the live monotonic clock, scaled
@@ -84,7 +87,7 @@ final class ReplaySource: InputSource {
         return origin.live.advanced(by: Microseconds(Int64(bounded)))
     }
 
-    func service(now: MonotonicInstant, engine: inout Engine, into events: inout [EngineEvent]) {
+    func service(now: MonotonicInstant, feed: (InputStep) -> Void) {
         guard !isExhausted else { return }
         if origin == nil {
             guard gate() else {
@@ -105,7 +108,7 @@ final class ReplaySource: InputSource {
                 }
                 return
             }
-            moved(step, to: at).apply(to: &engine, into: &events)
+            feed(moved(step, to: at))
             pending = player.next()
         }
         // The recording has ended.
@@ -126,7 +129,7 @@ final class ReplaySource: InputSource {
         case .frame(var frame):
             frame.time = time
             return InputStep(time: time, input: .frame(frame))
-        case .deviceAdded, .deviceRemoved, .eventsLost:
+        case .deviceAdded, .deviceChanged, .deviceRemoved, .eventsLost:
             return InputStep(time: time, input: step.input)
         }
     }

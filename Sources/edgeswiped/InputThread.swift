@@ -1,5 +1,6 @@
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeProtocol
 import EdgeSwipeSystem
 import Logging
 import Synchronization
@@ -14,14 +15,27 @@ protocol InputSource: AnyObject {
     var nextWakeup: MonotonicInstant? { get }
     /// Whether the source has nothing more to give (a replay that ended without `--loop`).
     var isExhausted: Bool { get }
-    /// Reads what is ready (or due at `now`) and feeds it to the engine.
-    func service(now: MonotonicInstant, engine: inout Engine, into events: inout [EngineEvent])
+    /// Reads what is ready (or due at `now`) and hands each step to `feed` (which turns it as the rotation in
+    /// force says and hands it to the engine).
+    func service(now: MonotonicInstant, feed: (InputStep) -> Void)
+    /// The machine is about to sleep: live devices are let go of (each reported removed through `feed`).
+    func suspend(now: MonotonicInstant, feed: (InputStep) -> Void)
+    /// The machine woke: live devices are opened again (they come back through ``service(now:feed:)``).
+    func resume()
+}
+
+extension InputSource {
+    /// A recording has no devices to let go of: it plays on.
+    func suspend(now: MonotonicInstant, feed: (InputStep) -> Void) {}
+    func resume() {}
 }
 
 /// Work handed to the input thread from other threads (socket clients, signal handlers).
 enum InputCommand: Sendable {
     case request(TransitionOperation, container: String, animated: Bool, reply: @Sendable (Result<TransitionID, TransitionRefusal>) -> Void)
     case reconfigure(EngineConfiguration)
+    /// A client's `set-rotation` (``RotationControl``), answered once what it changed is on disk.
+    case setRotation(RotationRequest, reply: @Sendable (Result<RotationOutcome, RotationRefusal>) -> Void)
     /// Cancel every transition (their terminal events go out), then stop.
     case shutdown
 }
@@ -36,10 +50,20 @@ final class InputThread: @unchecked Sendable {
     private let wakePipe: WakePipe
     private var engine: Engine
     private var sources: [any InputSource]
+    /// Between the sources and the engine: the rotation in force for each device (a client's, the
+    /// accelerometer's, the configured one), applied between touch sequences.
+    private var rotation: RotationControl
+    /// The rotations clients set, as last handed to the state file.
+    private var savedRotations: [RememberedRotation]
+    /// The system bus: the seat's active session, sleep, the accelerometer. `nil` without one (or once lost).
+    private var seat: SeatWatcher?
+    /// Tells the server who the seat's active session belongs to now. Called on this thread, before anything read
+    /// after the change is published: see ``serviceSeat(at:)``.
+    private let sessionChanged: (SeatWatcher.ActiveSession?) -> Void
     private var events: [EngineEvent] = []
     /// Hands a batch to the clients (and the state it ends with to the disk). The generation numbers the batches
     /// that hold a `state` event: ``PersistenceBarrier`` says when each is durable.
-    private let publish: @Sendable ([EngineEvent], _ stateGeneration: UInt64) -> Void
+    private let publish: @Sendable ([EngineEvent], _ stateGeneration: UInt64, _ rotations: [RememberedRotation]?) -> Void
     private let barrier: PersistenceBarrier
     /// Batches published that held a `state` event.
     private var stateGeneration: UInt64 = 0
@@ -49,13 +73,24 @@ final class InputThread: @unchecked Sendable {
     private let finished = Mutex<Bool>(false)
     private var onExit: (@Sendable () -> Void)?
 
+    /// - Parameters:
+    ///   - rotations: the rotations clients set, as the state file remembers them.
+    ///   - seat: the system bus, when the daemon follows the seat; polled here, with the devices.
+    ///   - publish: hands a batch to the clients, with the rotations clients set when they changed (to be saved
+    ///     with the state).
     init(
-        engine: Engine, sources: [any InputSource], barrier: PersistenceBarrier, logger: Logger,
-        publish: @escaping @Sendable ([EngineEvent], _ stateGeneration: UInt64) -> Void
+        engine: Engine, sources: [any InputSource], rotations: [RememberedRotation] = [], seat: SeatWatcher? = nil,
+        barrier: PersistenceBarrier, logger: Logger,
+        sessionChanged: @escaping (SeatWatcher.ActiveSession?) -> Void = { _ in },
+        publish: @escaping @Sendable ([EngineEvent], _ stateGeneration: UInt64, _ rotations: [RememberedRotation]?) -> Void
     ) throws(DaemonError) {
         do { wakePipe = try WakePipe() } catch { throw .system("pipe", error.rawValue) }
         self.engine = engine
         self.sources = sources
+        self.rotation = RotationControl(remembered: rotations)
+        self.savedRotations = self.rotation.remembered
+        self.seat = seat
+        self.sessionChanged = sessionChanged
         self.logger = logger
         self.publish = publish
         self.barrier = barrier
@@ -93,10 +128,13 @@ final class InputThread: @unchecked Sendable {
         while !stopping {
             waiter.removeAll()
             waiter.add(wakePipe.readEnd)
+            // The bus is index 1 when there is one.
+            if let seat { waiter.add(seat.pollDescriptor, events: seat.pollEvents) }
             for s in sources { for fd in s.pollDescriptors { waiter.add(fd) } }
             let now = MonotonicClock.now()
             var deadline = engine.nextDeadline
             for s in sources { if let w = s.nextWakeup { deadline = min(deadline ?? w, w) } }
+            if let w = seat?.deadline { deadline = min(deadline ?? w, w) }
             // ppoll, not poll: poll's timeout is whole milliseconds, rounded up, which woke every replayed event
             // and run-out tick up to 1 ms late (0.5 ms on average; docs/PERFORMANCE.md).
             let waitUS = firstPass ? 0 : deadline.map { $0 <= now ? 0 : min(60_000_000, ($0 - now).value) }
@@ -107,13 +145,21 @@ final class InputThread: @unchecked Sendable {
             }
             if waiter.isReady(0) { wakePipe.drain() }
             let time = MonotonicClock.now()
-            for s in sources { s.service(now: time, engine: &engine, into: &events) }
+            // The bus before the devices: a session switch read in this pass takes effect before any touch read
+            // in it is published.
+            if let seat, waiter.isReady(1) || (seat.deadline.map { $0 <= time } ?? false) { serviceSeat(at: time) }
+            for s in sources { s.service(now: time, feed: feed) }
             engine.tick(at: time, into: &events)
             stopping = runCommands(at: time)
-            if !events.isEmpty {
+            var rotations: [RememberedRotation]? = nil
+            if rotation.remembered != savedRotations {
+                savedRotations = rotation.remembered
+                rotations = savedRotations
+            }
+            if !events.isEmpty || rotations != nil {
                 logTraces()
-                if events.contains(where: \.isState) { stateGeneration += 1 }
-                publish(events, stateGeneration)
+                if rotations != nil || events.contains(where: \.isState) { stateGeneration += 1 }
+                publish(events, stateGeneration, rotations)
                 events.removeAll(keepingCapacity: true)
             }
             // After the publish: a held reply goes out once what it reports is on disk (now, for a store that
@@ -130,6 +176,53 @@ final class InputThread: @unchecked Sendable {
         }
         finished.withLock { $0 = true }
         onExit?()
+    }
+
+    /// A step from a source, turned as the rotation in force says, to the engine.
+    private func feed(_ step: InputStep) {
+        rotation.pass(step, to: apply)
+    }
+
+    /// A step as the engine takes it.
+    private func apply(_ step: InputStep) {
+        step.apply(to: &engine, into: &events)
+    }
+
+    /// Handles what the system bus says, in order.
+    ///
+    /// A session switch goes to the server at once, on this thread: it re-judges every connection under the lock
+    /// `publish` takes, so a connection admitted only through the old session is closed (after its `goodbye`)
+    /// before the next batch is published, and nothing read after the switch reaches it. Every touch sequence in
+    /// flight ends with the switch (as events lost): the screen belongs to another session now, and its user's
+    /// gesture starts afresh.
+    private func serviceSeat(at time: MonotonicInstant) {
+        guard let seat else { return }
+        let changes: [SeatWatcher.Change]
+        do { changes = try seat.process() } catch {
+            logger.error("lost the system bus (\(error)): the seat's active session, sleep and the accelerometer are no longer followed; \"active-session\" admits nobody until the daemon restarts")
+            self.seat = nil
+            sessionChanged(nil)
+            return
+        }
+        for change in changes {
+            switch change {
+            case .activeSession(let session):
+                sessionChanged(session)
+                for device in rotation.devices { feed(InputStep(time: time, input: .eventsLost(device.id))) }
+            case .preparingForSleep(true):
+                logger.notice("the machine is about to sleep: letting go of the devices (gestures in flight are cancelled)")
+                for s in sources { s.suspend(now: time, feed: feed) }
+                // Every run-out ends now, in order, so that clients see each transition finished before the sleep
+                // rather than frozen half way until the wake-up.
+                engine.tickUntilSettled(into: &events)
+            case .preparingForSleep(false):
+                logger.notice("the machine woke: opening the devices again")
+                for s in sources { s.resume() }
+            case .orientation(let reading):
+                guard let turned = reading.rotation else { continue }
+                rotation.accelerometerChanged(turned, at: time, apply)
+            }
+        }
     }
 
     /// Carries out queued commands; returns true when asked to stop.
@@ -158,6 +251,19 @@ final class InputThread: @unchecked Sendable {
                 }
             case .reconfigure(let configuration):
                 engine.reconfigure(configuration)
+            case .setRotation(let request, let reply):
+                do {
+                    let before = rotation.remembered
+                    let outcome = try rotation.set(request.setting, on: request.target, at: time, apply)
+                    // What a client set is answered once it is on disk, like a state change.
+                    if rotation.remembered != before {
+                        heldReplies.append { reply(.success(outcome)) }
+                    } else {
+                        reply(.success(outcome))
+                    }
+                } catch {
+                    reply(.failure(error))
+                }
             case .shutdown:
                 engine.cancelAll(at: time, into: &events)
                 stop = true

@@ -1,4 +1,5 @@
 import EdgeSwipeCore
+import EdgeSwipeInput
 import FoundationEssentials
 
 // The state file's format: what `state.json` holds, how it is written and read back, and how a saved state is
@@ -39,9 +40,23 @@ struct SavedState: Codable, Equatable {
     /// Seconds since 1970, for people reading the file.
     var savedAt: Int?
     var containers: [SavedContainer]
+    /// Rotations clients set (`set-rotation`), by device identity, oldest first; absent in files written before
+    /// the daemon had them, and when none is set.
+    var rotations: [RememberedRotation]?
 
     enum CodingKeys: String, CodingKey {
-        case version, savedAt = "saved_at", containers
+        case version, savedAt = "saved_at", containers, rotations
+    }
+
+    /// The saved rotations within the limits every state is held to: at most
+    /// ``StateLimits/maxRememberedRotations`` (the newest), names as long as a device's name may be.
+    var restoredRotations: [RememberedRotation] {
+        (rotations ?? []).suffix(StateLimits.maxRememberedRotations).map { r in
+            let d = r.device
+            return RememberedRotation(
+                device: DeviceIdentity(name: d.name, bus: d.bus, vendor: d.vendor, product: d.product, phys: d.phys, uniq: d.uniq),
+                rotation: r.rotation)
+        }
     }
 }
 
@@ -69,8 +84,10 @@ enum StateFormatError: Error, Equatable, CustomStringConvertible {
 
 extension SavedState {
     /// The file's bytes for `containers`: sorted keys, indented, a final newline.
-    static func encode(_ containers: [Container], savedAt: Int) throws(StateFormatError) -> [UInt8] {
-        let state = SavedState(version: currentVersion, savedAt: savedAt, containers: containers.map(SavedContainer.init))
+    static func encode(_ containers: [Container], rotations: [RememberedRotation] = [], savedAt: Int) throws(StateFormatError) -> [UInt8] {
+        let state = SavedState(
+            version: currentVersion, savedAt: savedAt, containers: containers.map(SavedContainer.init),
+            rotations: rotations.isEmpty ? nil : rotations)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         var bytes: [UInt8]

@@ -1,4 +1,5 @@
 import EdgeSwipeCore
+import EdgeSwipeInput
 import EdgeSwipeSystem
 import Glibc
 import Logging
@@ -43,6 +44,10 @@ final class StateStore: Sendable {
     private let logger: Logger
     private struct Written {
         var containers: [Container]?
+        var rotations: [RememberedRotation] = []
+        /// What the next save writes: the latest of each (a rotation set changes no container, and back).
+        var latestContainers: [Container]?
+        var latestRotations: [RememberedRotation] = []
         var lastError: String?
     }
     private let written = Mutex(Written())
@@ -101,6 +106,8 @@ final class StateStore: Sendable {
 
     /// The configuration with the saved state of matching containers in place of their configured state.
     func restore(into configuration: EngineConfiguration) -> EngineConfiguration {
+        // What a save before any transition (a rotation set) writes as the containers.
+        written.withLock { $0.latestContainers = configuration.containers }
         guard let saved = load() else { return configuration }
         let (restored, notes) = saved.restore(into: configuration)
         var names: [String] = []
@@ -118,10 +125,22 @@ final class StateStore: Sendable {
                 logger.notice("state: container '\(name)' is no longer configured; its saved state is dropped")
             }
         }
-        logger.info("state restored from \(path)", metadata: ["containers": "\(names.joined(separator: ", "))"])
-        written.withLock { $0.containers = restored.containers }
+        let rotations = saved.restoredRotations
+        logger.info("state restored from \(path)", metadata: [
+            "containers": "\(names.joined(separator: ", "))",
+            "rotations": "\(rotations.map { "\($0.device)=\($0.rotation.rawValue)" }.joined(separator: ", "))",
+        ])
+        written.withLock {
+            $0.containers = restored.containers
+            $0.latestContainers = restored.containers
+            $0.rotations = rotations
+            $0.latestRotations = rotations
+        }
         return restored
     }
+
+    /// The rotations clients set, as the state file remembers them (read at start-up by ``restore(into:)``).
+    var restoredRotations: [RememberedRotation] { written.withLock { $0.latestRotations } }
 
     /// The saved state, or nil (no file, or a file that was moved aside).
     func load() -> SavedState? {
@@ -192,20 +211,29 @@ final class StateStore: Sendable {
 
     /// Saves the state of the last `.state` event among `events`, if the containers changed since the last save.
     /// Called on the input thread before the events are published.
-    func record(_ events: [EngineEvent]) {
-        guard let snapshot = events.last(where: { if case .state = $0 { true } else { false } }),
-            case .state(let state) = snapshot
-        else { return }
-        save(state.containers)
+    /// `rotations`: the rotations clients set now, when they changed.
+    func record(_ events: [EngineEvent], rotations: [RememberedRotation]? = nil) {
+        let snapshot = events.last(where: { if case .state = $0 { true } else { false } })
+        if case .state(let state)? = snapshot {
+            save(state.containers, rotations: rotations)
+        } else if let rotations {
+            save(nil, rotations: rotations)
+        }
     }
 
-    func save(_ containers: [Container]) {
+    /// Writes the state file if what it would hold changed; `nil`: that part as it was.
+    func save(_ containers: [Container]?, rotations: [RememberedRotation]? = nil) {
         written.withLock { w in
-            guard w.containers != containers else { return }
+            if let containers { w.latestContainers = containers }
+            if let rotations { w.latestRotations = rotations }
+            // Nothing known of the containers yet (no state restored, no transition): nothing to write them as.
+            guard let containers = w.latestContainers else { return }
+            guard w.containers != containers || w.rotations != w.latestRotations else { return }
+            let rotations = w.latestRotations
             let started = MonotonicClock.now()
             do {
                 let bytes: [UInt8]
-                do { bytes = try SavedState.encode(containers, savedAt: Int(time(nil))) } catch {
+                do { bytes = try SavedState.encode(containers, rotations: rotations, savedAt: Int(time(nil))) } catch {
                     // StateLimits keeps the state well below the limit; a file this large would be moved aside at
                     // the next start.
                     logger.critical("bug: \(error); not saving it")
@@ -213,6 +241,7 @@ final class StateStore: Sendable {
                 }
                 try writer.write(bytes, to: Self.fileName)
                 w.containers = containers
+                w.rotations = rotations
                 if w.lastError != nil { logger.notice("state: saving works again", metadata: ["file": "\(path)"]) }
                 w.lastError = nil
             } catch {

@@ -122,7 +122,11 @@ struct ConfigTests {
         ("[daemon]\ntick_hz = \"fast\"\n", "user.toml:2: 'tick_hz' must be a whole number"),
         ("[daemon]\nmax_clients = 0\n", "user.toml:2: 'max_clients' must be between 1 and 65536 (got 0)"),
         ("[daemon]\nstall_timeout_s = 0\n", "user.toml:2: 'stall_timeout_s' must be between 1 and 3600 (got 0)"),
-        ("[[devices.override]]\nmatch = \"x\"\nrotation = 45\n", "user.toml:3: 'rotation' must be 0, 90, 180 or 270 (got 45)"),
+        ("[[devices.override]]\nmatch = \"x\"\nrotation = 45\n", "user.toml:3: 'rotation' must be 0, 90, 180, 270 or \"auto\" (got 45)"),
+        ("[[devices.override]]\nmatch = \"x\"\nrotation = \"sideways\"\n", "user.toml:3: 'rotation' must be 0, 90, 180, 270 or \"auto\""),
+        ("[[devices.override]]\nmatch = \"x\"\noutput = \"\"\n", "user.toml:3: 'output' must not be empty"),
+        ("[access]\nread = [\"everyone\"]\n", "user.toml:2: 'read' entries must be \"active-session\", \"owner\", \"socket-group\" (got \"everyone\")"),
+        ("[access]\ncontrol = [\"owner\", \"owner\"]\n", "user.toml:2: 'control' names \"owner\" twice"),
         ("[[devices.override]]\nmatch = \"x\"\ncalibration = [1, 2]\n", "user.toml:3: 'calibration' must be 6 numbers"),
         ("[touchscreen\n", "user.toml:1: TOML syntax"),
         ("[[containers]]\nname = \"a\"\nkind = \"tabs\"\ntabs = [\"x\"]\n[[containers]]\nname = \"a\"\n", "user.toml:6: a container named 'a' already exists"),
@@ -144,6 +148,22 @@ struct ConfigTests {
         } catch {
             #expect(error.description.hasPrefix(expected), "\(error.description)")
         }
+    }
+
+    @Test("[access] keywords, rotation = \"auto\" and output are read, and rendered so that they read again")
+    func seatKeys() throws {
+        let text = "[access]\nread = [\"active-session\", \"socket-group\"]\ncontrol = [\"active-session\"]\n"
+            + "[[devices.override]]\nmatch = \"Panel\"\nrotation = \"auto\"\noutput = \"DSI-1\"\n"
+        let settings = try ConfigParser.parse(text, file: "user.toml")
+        #expect(settings.access.read == [.activeSession, .socketGroup])
+        #expect(settings.access.control == [.activeSession])
+        #expect(settings.access.followsActiveSession)
+        #expect(settings.devices.overrides == [DeviceOverride(match: "Panel", followsAccelerometer: true, output: "DSI-1")])
+        #expect(settings.devices.followsAccelerometer)
+        let setup = settings.devices.setup(for: settings.engine)("Panel", [:], .touchscreen)
+        #expect(setup.followsAccelerometer && setup.output == "DSI-1")
+        let again = try ConfigParser.parse(settings.renderTOML(), file: "rendered.toml")
+        #expect(again.access == settings.access && again.devices == settings.devices)
     }
 
     @Test("corner_along_deg is still read, and has no effect: a deprecation warning names its line")

@@ -6,15 +6,6 @@ import Testing
 /// A streamed recording must play to exactly what a loaded one plays to, and fail exactly where it fails.
 @Suite("Streamed evemu recordings")
 struct EvemuStreamTests {
-    /// Every engine event of `recordings` played offline, as text.
-    static func play(_ recordings: [Recording]) -> (events: [String], failures: [RecordingError]) {
-        var player = RecordingPlayer(recordings: recordings, options: RecordingPlayer.Options())
-        var engine = Engine(configuration: .default)
-        var out: [String] = []
-        player.play(into: &engine) { out.append("\($0)") }
-        return (out, player.streamFailures)
-    }
-
     static func write(_ bytes: [UInt8], in dir: URL, _ name: String = "r.evemu") throws -> String {
         let url = dir.appendingPathComponent(name)
         try Data(bytes).write(to: url)
@@ -47,21 +38,7 @@ struct EvemuStreamTests {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = try Self.write(bytes, in: dir)
-        let loaded = Result { () throws(RecordingError) in try Recording.load(path: path) }
-        let streamed = Result { () throws(RecordingError) in try Recording.stream(path: path) }
-        switch (loaded, streamed) {
-        case (.success(let l), .success(let s)):
-            #expect(s.devices.map(\.description) == l.devices.map(\.description))
-            #expect(s.devices.allSatisfy { $0.events.isEmpty && $0.streamed != nil }, "streamed devices hold no events")
-            #expect(s.firstEventTime == l.firstEventTime)
-            let a = Self.play([l]), b = Self.play([s])
-            #expect(b.failures.isEmpty)
-            #expect(a.events == b.events, "\(a.events.count) events loaded, \(b.events.count) streamed")
-        case (.failure(let l), .failure(let s)):
-            #expect(l == s)
-        default:
-            Issue.record("loaded: \(loaded), streamed: \(streamed)")
-        }
+        StreamedRecordingCheck.expectSameAsLoaded(path, format: .evemu)
     }
 
     @Test("the line reader splits exactly where String.split(whereSeparator: isNewline) does, across chunk boundaries")
@@ -94,7 +71,7 @@ struct EvemuStreamTests {
         let path = try Self.write(Self.swipe, in: dir)
         let recording = try Recording.stream(path: path)
         _ = try Self.write(Array(smallEvemuDescription.utf8) + [0x0A], in: dir)
-        let played = Self.play([recording])
+        let played = StreamedRecordingCheck.play([recording])
         #expect(played.failures.first?.description.contains("changed while it was played") == true, "\(played.failures)")
     }
 }

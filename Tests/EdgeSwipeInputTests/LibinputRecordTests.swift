@@ -84,30 +84,30 @@ let smallLibinputRecord = """
         ParseErrorCase(
             name: "a row with four values",
             text: smallLibinputRecord.replacingOccurrences(of: "[  1, 500000,   3,  57,      -1]", with: "[1, 500000, 3, 57]"),
-            message: "pad.yaml:39: truncated line: expected 5 values in 'evdev row [sec, usec, type, code, value]'"),
+            message: "pad.yaml:39:7: truncated line: expected 5 values in 'evdev row [sec, usec, type, code, value]'"),
         ParseErrorCase(
             name: "a value that is not a number",
             text: smallLibinputRecord.replacingOccurrences(of: "[  0,      0,   3,  54,     532]", with: "[0, 0, 3, 54, abc]"),
-            message: "pad.yaml:34: bad number 'abc' for evdev row [sec, usec, type, code, value]"),
+            message: "pad.yaml:34:21: bad number 'abc' for evdev row [sec, usec, type, code, value]"),
         ParseErrorCase(
             name: "absinfo too short",
             text: smallLibinputRecord.replacingOccurrences(of: "47: [0, 4, 0, 0, 0]", with: "47: [0, 4]"),
-            message: "pad.yaml:19: truncated line: expected 5 values in 'absinfo'"),
+            message: "pad.yaml:19:11: truncated line: expected 5 values in 'absinfo'"),
         ParseErrorCase(
             name: "a device without evdev",
             text: smallLibinputRecord.replacingOccurrences(of: "- node: /dev/input/event3\n  evdev:", with: "- node: /dev/input/event3\n  evdevx:"),
-            message: "pad.yaml:41: missing 'evdev'"),
+            message: "pad.yaml:41:3: missing 'evdev'"),
         ParseErrorCase(
             name: "another version", text: smallLibinputRecord.replacingOccurrences(of: "version: 1", with: "version: 2"),
-            message: "pad.yaml:2: unsupported format version 2"),
+            message: "pad.yaml:2:10: unsupported format version 2"),
         ParseErrorCase(
-            name: "no devices", text: "version: 1\nndevices: 0\n", message: "pad.yaml:1: missing 'devices'"),
+            name: "no devices", text: "version: 1\nndevices: 0\n", message: "pad.yaml:1:1: missing 'devices'"),
         ParseErrorCase(
             name: "broken YAML", text: "version: 1\ndevices: [\n  - {a: 1\n",
-            message: "pad.yaml:3: invalid YAML: while parsing a flow node did not find expected node content"),
+            message: "pad.yaml:3:3: invalid YAML: while parsing a flow node did not find expected node content"),
         ParseErrorCase(
             name: "a property bit past 31",
             text: smallLibinputRecord.replacingOccurrences(of: "properties: [0, 2]", with: "properties: [0, 99]"),
-            message: "pad.yaml:23: bad number '99' for properties"),
+            message: "pad.yaml:23:17: bad number '99' for properties"),
     ]
 }

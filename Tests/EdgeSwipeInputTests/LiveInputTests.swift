@@ -209,7 +209,7 @@ private let padProps = ["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1"]
             switch step.input {
             case .frame(let f): lines += f.touches.map { "\($0.phase.rawValue) \($0.id)" }
             case .eventsLost: lines.append("lost")
-            case .deviceAdded, .deviceRemoved: lines.append("?")
+            case .deviceAdded, .deviceChanged, .deviceRemoved: lines.append("?")
             }
         }
         #expect(outcome == .drained)
@@ -249,5 +249,20 @@ private let padProps = ["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1"]
         #expect(input.pollDescriptors.count == 1)
         #expect(try input.drain(now: .zero).isEmpty)
         #expect(input.devices.isEmpty)
+    }
+
+    @Test func suspendAndResumeAreIdempotentAndReportNothingWithoutDevices() throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let input = try LiveTouchInput(backend: .paths([]), logger: logger)
+        var steps: [InputStep] = []
+        input.suspend(now: .zero) { steps.append($0) }
+        input.suspend(now: .zero) { steps.append($0) }
+        #expect(input.isSuspended)
+        input.resume()
+        input.resume()
+        #expect(!input.isSuspended)
+        #expect(try input.drain(now: .zero).isEmpty)
+        #expect(steps.isEmpty)
     }
 }

@@ -45,6 +45,7 @@ private func leftSwipe(steps: Int, lift: Bool = true) -> [[Ev]] {
         while let step = player.next() {
             switch step.input {
             case .deviceAdded(let d): steps.append("\(step.time.microseconds) added \(d.id.rawValue)")
+            case .deviceChanged(let d): steps.append("\(step.time.microseconds) changed \(d.id.rawValue)")
             case .frame(let f): steps.append("\(step.time.microseconds) " + f.touches.map { "\($0.phase.rawValue) \($0.id)" }.joined(separator: ","))
             case .eventsLost(let id): steps.append("\(step.time.microseconds) lost \(id.rawValue)")
             case .deviceRemoved(let id): steps.append("\(step.time.microseconds) removed \(id.rawValue)")

@@ -280,6 +280,9 @@ struct RecordingHandler: EdgeSwipeRequestHandler {
             _ = try c.operation(in: context.snapshot.containers)
             if c.container == "app" { throw RequestError(TransitionRefusal.busy(container: "app", running: TransitionID(1))) }
             return .transition(TransitionID(77))
+        case .setRotation(let r):
+            if case .device(let id) = r.target { return .rotation(applied: [id], pending: []) }
+            return .rotation(applied: [DeviceID(1)], pending: [])
         }
     }
 }

@@ -18,6 +18,19 @@ struct CommandLineTests {
         #expect(r.stdout.contains("tick_hz = 120"))
     }
 
+    @Test("the system service's configuration (scripts/system-config) admits the active session, the daemon's user and the socket's group")
+    func checkSystemConfig() throws {
+        let made = try run(URL(fileURLWithPath: "/bin/sh"), [Paths.packageRoot.appendingPathComponent("scripts/system-config").path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try DaemonProcess.writeConfig(made.stdout, in: dir)
+        let r = try run(Paths.edgeswiped, ["--check-config", file.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(#"read = ["active-session", "owner", "socket-group"]"#), "\(r.stdout)")
+        #expect(r.stdout.contains(#"control = ["active-session", "owner", "socket-group"]"#), "\(r.stdout)")
+    }
+
     @Test("--check-config rejects a bad file with the line and the reason, exit 1", arguments: [
         ("[touchscreen]\nedge_zone_mm = 45\n", ":2: 'edge_zone_mm' must be between 0.5 and 30 (got 45)"),
         ("[[bindings]]\nedge = \"left\"\ncontainer = \"shell\"\naction = \"pop\"\n", ":4: a tabs container ('shell') cannot 'pop'"),

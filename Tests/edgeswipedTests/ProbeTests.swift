@@ -595,6 +595,63 @@ extension ProbeTests {
         return url
     }
 
+    /// A `libinput record` file of one touchscreen swiping in from the left edge again and again, to at least
+    /// `bytes` bytes.
+    static func longLibinputRecord(in dir: URL, bytes: Int) throws -> URL {
+        var out = """
+            # libinput record
+            version: 1
+            ndevices: 1
+            devices:
+            - node: /dev/input/event9
+              evdev:
+                name: "Probe Touchscreen"
+                id: [3, 1, 2, 1]
+                codes:
+                  0: [0, 1, 3]
+                  1: [330]
+                  3: [0, 1, 47, 53, 54, 57]
+                absinfo:
+                  0: [0, 4095, 0, 0, 16]
+                  1: [0, 4095, 0, 0, 16]
+                  47: [0, 9, 0, 0, 0]
+                  53: [0, 4095, 0, 0, 16]
+                  54: [0, 4095, 0, 0, 16]
+                  57: [0, 65535, 0, 0, 0]
+                properties: [1]
+              events:
+
+            """
+        var time = 0
+        var swipe = 0
+        func row(_ type: Int, _ code: Int, _ value: Int) {
+            out += "    - [\(time / 1_000_000), \(time % 1_000_000), \(type), \(code), \(value)]\n"
+        }
+        while out.utf8.count < bytes {
+            out += "  - evdev:\n"
+            row(3, 47, 0)
+            row(3, 57, swipe)
+            row(3, 53, 10)
+            row(3, 54, 2000)
+            row(1, 330, 1)
+            row(0, 0, 0)
+            for step in 1...60 {
+                time += 8000
+                row(3, 53, 10 + step * 40)
+                row(0, 0, 0)
+            }
+            time += 8000
+            row(3, 57, -1)
+            row(1, 330, 0)
+            row(0, 0, 0)
+            time += 500_000
+            swipe += 1
+        }
+        let url = dir.appendingPathComponent("long-\(bytes).yaml")
+        try out.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
     /// Runs `edgeswipectl arguments` with its output thrown away; its peak resident size in kB (wait4's rusage).
     static func peakRSS(_ arguments: [String]) throws -> (status: Int32, kB: Int) {
         var pid: pid_t = 0
@@ -619,5 +676,15 @@ extension ProbeTests {
         let long = try Self.peakRSS(["replay", try Self.longRecording(in: dir, bytes: 2 << 20).path, "--json"])
         #expect(short.status == 0 && long.status == 0)
         #expect(long.kB - short.kB < 8 * 1024, "peak RSS \(short.kB) kB for 512 KiB of recording, \(long.kB) kB for 2 MiB")
+    }
+
+    @Test("edgeswipectl replay streams a long libinput record file too: four times the YAML costs no more memory")
+    func replayLibinputRecordMemoryDoesNotGrow() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let short = try Self.peakRSS(["replay", try Self.longLibinputRecord(in: dir, bytes: 1 << 19).path, "--json"])
+        let long = try Self.peakRSS(["replay", try Self.longLibinputRecord(in: dir, bytes: 2 << 20).path, "--json"])
+        #expect(short.status == 0 && long.status == 0)
+        #expect(long.kB - short.kB < 8 * 1024, "peak RSS \(short.kB) kB for 512 KiB of YAML, \(long.kB) kB for 2 MiB")
     }
 }

@@ -8,8 +8,8 @@
 export const PROTOCOL_VERSION = 1;
 
 // ---------------------------------------------------------------------------------------------------------------
-// Curves: the same arithmetic, in the same order, as EdgeSwipeCore's CubicBezier and EdgeSwipeProtocol's
-// AnimationInfo, so that a page and the daemon agree to the last bits but for Math.exp's rounding.
+// Curves: the same arithmetic, in the same order, as EdgeSwipeCore's CubicBezier and AnimationSpec (which
+// EdgeSwipeProtocol's AnimationInfo evaluates), so that a page and the daemon agree to the last bits but for Math.exp's rounding.
 
 function component(s, p1, p2) {
   const u = 1 - s;
@@ -58,7 +58,7 @@ export function animationPercent(spec, timeUS) {
   let value;
   if (spec.control_points) {
     const p = spec.control_points;
-    value = spec.from_percent + (spec.to_percent - spec.from_percent) * cubicBezier(p.x1, p.y1, p.x2, p.y2)((elapsed * 1000000) / spec.duration_us);
+    value = spec.from_percent + (spec.to_percent - spec.from_percent) * cubicBezier(p.x1, p.y1, p.x2, p.y2)(elapsed / (spec.duration_us / 1000000));
   } else {
     const omega = spec.omega ?? 0;
     const d0 = spec.from_percent - spec.to_percent;
