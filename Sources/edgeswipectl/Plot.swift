@@ -16,14 +16,7 @@ struct Plot: ParsableCommand {
             rsvg-convert (Debian: librsvg2-bin).
             """)
 
-    @Argument(help: ArgumentHelp("Recordings to play together.", valueName: "file"))
-    var files: [String]
-
-    @Option(name: .long, help: ArgumentHelp("The evemu device description for events-only files.", valueName: "file"))
-    var desc: String?
-
-    @Option(name: .long, help: ArgumentHelp("Configuration file (TOML); default: the built-in one.", valueName: "file"))
-    var config: String?
+    @OptionGroup var input: ReplayInput
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the SVG (or the PNG, with --png).", valueName: "file"))
     var output: String
@@ -32,7 +25,7 @@ struct Plot: ParsableCommand {
     var png = false
 
     func run() throws {
-        var replay = try OfflineReplay(files: files, desc: desc, config: config)
+        var replay = try OfflineReplay(input)
         var recorder = PlotRecorder(configuration: replay.settings.engine)
         replay.play(input: { step in
             if case .frame(let frame) = step.input { recorder.record(frame) }
@@ -40,8 +33,8 @@ struct Plot: ParsableCommand {
             recorder.record(event)
         }
         try replay.checkStreams()
-        let names = files.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
-        let svg = PlotRenderer(title: "EdgeSwipe: \(names) (configuration: \(config ?? "built-in"))").svg(recorder.data)
+        let names = input.files.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
+        let svg = PlotRenderer(title: "EdgeSwipe: \(names) (configuration: \(input.config ?? "built-in"))").svg(recorder.data)
         if png {
             try writePNG(svg)
         } else {

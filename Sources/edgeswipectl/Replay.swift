@@ -19,20 +19,14 @@ struct Replay: ParsableCommand {
             0 once the last transition has settled.
             """)
 
-    @Argument(help: ArgumentHelp("Recordings to play together.", valueName: "file"))
-    var files: [String]
-
-    @Option(name: .long, help: ArgumentHelp("The evemu device description for events-only files.", valueName: "file"))
-    var desc: String?
-
-    @Option(name: .long, help: ArgumentHelp("Configuration file (TOML); default: the built-in one.", valueName: "file"))
-    var config: String?
+    @OptionGroup var input: ReplayInput
 
     @Flag(name: .long, help: "Print protocol messages as JSON lines instead of a readable log.")
     var json = false
 
     func run() throws {
-        var replay = try OfflineReplay(files: files, desc: desc, config: config)
+        var replay = try OfflineReplay(input)
+        let config = input.config
         let settings = replay.settings
         let output = ChunkedOutput()
 
@@ -80,6 +74,18 @@ struct Replay: ParsableCommand {
     }
 }
 
+/// What `replay` and `plot` read: the recordings, an events-only file's description, the configuration.
+struct ReplayInput: ParsableArguments {
+    @Argument(help: ArgumentHelp("Recordings to play together.", valueName: "file"))
+    var files: [String]
+
+    @Option(name: .long, help: ArgumentHelp("The evemu device description for events-only files.", valueName: "file"))
+    var desc: String?
+
+    @Option(name: .long, help: ArgumentHelp("Configuration file (TOML); default: the built-in one.", valueName: "file"))
+    var config: String?
+}
+
 /// The offline pipeline `replay` and `plot` share: the configuration, the recordings streamed from their files,
 /// the player on the recordings' own clock and the engine, with the same errors and exit codes for both.
 struct OfflineReplay {
@@ -89,7 +95,8 @@ struct OfflineReplay {
 
     /// Loads the configuration (the built-in one when `config` is `nil`) and opens the recordings; prints what is
     /// wrong and throws the exit code when a file cannot be read or parsed.
-    init(files: [String], desc: String?, config: String?) throws {
+    init(_ input: ReplayInput) throws {
+        let (files, desc, config) = (input.files, input.desc, input.config)
         if let config {
             do {
                 settings = try ConfigParser.load(path: config)
