@@ -9,6 +9,7 @@ import HummingbirdWebSocket
 public import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOWebSocket
 import ServiceLifecycle
 
 /// The page and the module, embedded in the binary (SwiftPM's `embedInCode`), so that the bridge is one file to
@@ -212,6 +213,9 @@ public struct Bridge: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
+    /// The size past which a backlog's lines start a new frame.
+    static let frameBytes = 64 << 10
+
     /// One tab: its outbox drained into the WebSocket by a task of its own, and its requests read here.
     static func serveTab(
         hub: Hub, client: EdgeSwipeClient, control: Bool, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
@@ -222,8 +226,19 @@ public struct Bridge: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 while let batch = await outbox.next() {
+                    // A backlog goes out as few frames as possible: each text frame carries one or more whole lines,
+                    // newline-separated, up to about 64 KiB (one line alone may be longer).
+                    var frame = ByteBuffer()
                     for line in batch {
-                        try await outbound.write(.text(String(decoding: line, as: UTF8.self)))
+                        if frame.readableBytes > 0 && frame.readableBytes + line.readableBytes >= Self.frameBytes {
+                            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
+                            frame = ByteBuffer()
+                        }
+                        if frame.readableBytes > 0 { frame.writeInteger(UInt8(ascii: "\n")) }
+                        if batch.count == 1 { frame = line } else { frame.writeImmutableBuffer(line) }
+                    }
+                    if frame.readableBytes > 0 {
+                        try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
                     }
                 }
                 // Closed: dropped as too slow, or the bridge is stopping. The page reconnects and catches up.
@@ -233,7 +248,7 @@ public struct Bridge: Sendable {
                 for try await message in inbound.messages(maxSize: 16 << 10) {
                     guard case .text(let text) = message else { continue }
                     let answer = await Self.handleRequest(Array(text.utf8), client: client, control: control)
-                    _ = outbox.enqueue(answer, progressKey: nil)
+                    _ = outbox.enqueue(ByteBuffer(bytes: answer), progressKey: nil)
                 }
             }
             // Whichever ends first (the page went away, or the outbox was closed), the other must end too: the

@@ -1,5 +1,6 @@
 public import EdgeSwipeProtocol
 import NIOConcurrencyHelpers
+public import NIOCore
 
 /// The bridge's fan-out: one daemon connection's lines to every tab, and what a tab that connects later needs to
 /// catch up.
@@ -14,20 +15,20 @@ public final class Hub: Sendable {
     /// connected), then what changed since: the configuration, devices, the latest `state`, and for each running
     /// transition its `began`, the message that started its run-out (with the `animation` spec) and its latest.
     struct Snapshot {
-        var hello: [UInt8]?
-        var config: [UInt8]?
-        var devices: [UInt32: [UInt8]] = [:]
-        var state: [UInt8]?
+        var hello: ByteBuffer?
+        var config: ByteBuffer?
+        var devices: [UInt32: ByteBuffer] = [:]
+        var state: ByteBuffer?
         var running: [UInt64: Running] = [:]
 
         struct Running {
-            var began: [UInt8]?
-            var runOut: [UInt8]?
-            var latest: [UInt8]?
-            var lines: [[UInt8]] { [began, runOut, latest].compactMap { $0 } }
+            var began: ByteBuffer?
+            var runOut: ByteBuffer?
+            var latest: ByteBuffer?
+            var lines: [ByteBuffer] { [began, runOut, latest].compactMap { $0 } }
         }
 
-        var lines: [[UInt8]] {
+        var lines: [ByteBuffer] {
             guard let hello else { return [] }
             var out = [hello]
             if let config { out.append(config) }
@@ -64,11 +65,11 @@ public final class Hub: Sendable {
     /// A new tab: its outbox, already holding the welcome and the snapshot.
     public func addTab() -> TabOutbox {
         let outbox = TabOutbox(limits: limits)
-        let lines = state.withLockedValue { s -> [[UInt8]] in
+        let lines = state.withLockedValue { s -> [ByteBuffer] in
             s.tabs[ObjectIdentifier(outbox)] = outbox
             return s.snapshot.lines
         }
-        _ = outbox.enqueue(welcome(), progressKey: nil)
+        _ = outbox.enqueue(ByteBuffer(bytes: welcome()), progressKey: nil)
         for line in lines { _ = outbox.enqueue(line, progressKey: nil) }
         return outbox
     }
@@ -78,9 +79,11 @@ public final class Hub: Sendable {
         outbox.close()
     }
 
-    /// One daemon line (the bytes as received, without the newline), to every tab.
-    public func publish(_ message: ServerMessage, line: [UInt8]) {
+    /// One daemon line (the bytes as received, without the newline), to every tab. The buffer is made once and
+    /// shared by every tab's queue (copy on write: nobody writes to it).
+    public func publish(_ message: ServerMessage, line bytes: [UInt8]) {
         let key = Self.progressKey(message)
+        let line = ByteBuffer(bytes: bytes)
         let tabs = state.withLockedValue { s -> [TabOutbox] in
             s.published += 1
             Self.update(&s.snapshot, &s.connected, with: message, line: line)
@@ -93,6 +96,7 @@ public final class Hub: Sendable {
 
     /// The daemon connection dropped: tabs are told, and the snapshot is forgotten until the next `hello`.
     public func daemonDisconnected(_ notice: [UInt8]) {
+        let notice = ByteBuffer(bytes: notice)
         let tabs = state.withLockedValue { s -> [TabOutbox] in
             s.snapshot = Snapshot()
             s.connected = false
@@ -122,7 +126,7 @@ public final class Hub: Sendable {
         }
     }
 
-    private static func update(_ snapshot: inout Snapshot, _ connected: inout Bool, with message: ServerMessage, line: [UInt8]) {
+    private static func update(_ snapshot: inout Snapshot, _ connected: inout Bool, with message: ServerMessage, line: ByteBuffer) {
         switch message {
         case .hello:
             snapshot = Snapshot()
@@ -171,11 +175,11 @@ public final class TabOutbox: Sendable {
     }
 
     struct State {
-        var queue: [[UInt8]] = []
+        var queue: [ByteBuffer] = []
         var bytes = 0
         /// Where each key's pending progress line sits in `queue`.
         var pendingProgress: [ProgressKey: Int] = [:]
-        var waiter: CheckedContinuation<[[UInt8]]?, Never>?
+        var waiter: CheckedContinuation<[ByteBuffer]?, Never>?
         var closed = false
         /// Lines that replaced an older one not yet written.
         var coalesced = 0
@@ -189,17 +193,17 @@ public final class TabOutbox: Sendable {
     }
 
     /// Queues a line; `false` when the tab is over its limits (or closed) and must be dropped.
-    func enqueue(_ line: [UInt8], progressKey: ProgressKey?) -> Bool {
-        let (accepted, waiter, batch) = state.withLockedValue { s -> (Bool, CheckedContinuation<[[UInt8]]?, Never>?, [[UInt8]]) in
+    func enqueue(_ line: ByteBuffer, progressKey: ProgressKey?) -> Bool {
+        let (accepted, waiter, batch) = state.withLockedValue { s -> (Bool, CheckedContinuation<[ByteBuffer]?, Never>?, [ByteBuffer]) in
             if s.closed { return (false, nil, []) }
             if let key = progressKey, let index = s.pendingProgress[key] {
-                s.bytes += line.count - s.queue[index].count
+                s.bytes += line.readableBytes - s.queue[index].readableBytes
                 s.queue[index] = line
                 s.coalesced += 1
             } else {
                 if let key = progressKey { s.pendingProgress[key] = s.queue.count }
                 s.queue.append(line)
-                s.bytes += line.count
+                s.bytes += line.readableBytes
             }
             if s.queue.count > limits.lines || s.bytes > limits.bytes { return (false, nil, []) }
             guard let waiter = s.waiter else { return (true, nil, []) }
@@ -211,9 +215,9 @@ public final class TabOutbox: Sendable {
     }
 
     /// Everything queued, waiting until there is something; nil once closed.
-    public func next() async -> [[UInt8]]? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<[[UInt8]]?, Never>) in
-            let ready = state.withLockedValue { s -> [[UInt8]]?? in
+    public func next() async -> [ByteBuffer]? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<[ByteBuffer]?, Never>) in
+            let ready = state.withLockedValue { s -> [ByteBuffer]?? in
                 if !s.queue.isEmpty { return .some(s.take()) }
                 if s.closed { return .some(nil) }
                 s.waiter = continuation
@@ -227,7 +231,7 @@ public final class TabOutbox: Sendable {
     public var coalesced: Int { state.withLockedValue { $0.coalesced } }
 
     func close() {
-        let waiter = state.withLockedValue { s -> CheckedContinuation<[[UInt8]]?, Never>? in
+        let waiter = state.withLockedValue { s -> CheckedContinuation<[ByteBuffer]?, Never>? in
             s.closed = true
             defer { s.waiter = nil }
             return s.waiter
@@ -237,7 +241,7 @@ public final class TabOutbox: Sendable {
 }
 
 extension TabOutbox.State {
-    fileprivate mutating func take() -> [[UInt8]] {
+    fileprivate mutating func take() -> [ByteBuffer] {
         let batch = queue
         queue.removeAll(keepingCapacity: true)
         pendingProgress.removeAll(keepingCapacity: true)

@@ -1,4 +1,5 @@
 import EdgeSwipeProtocol
+import NIOCore
 @testable import EdgeSwipeWeb
 import Testing
 
@@ -26,7 +27,7 @@ struct HubTests {
         hub.publish(m2, line: l2)
         let batch = try #require(await tab.next())
         #expect(batch.count == 2)
-        #expect(String(decoding: batch[0], as: UTF8.self).contains(#""percent":0.9"#))
+        #expect(String(buffer: batch[0]).contains(#""percent":0.9"#))
         #expect(tab.coalesced == 8)
     }
 
@@ -58,7 +59,7 @@ struct HubTests {
             hub.publish(m, line: l)
         }
         let tab = hub.addTab()
-        let batch = try #require(await tab.next()).map { String(decoding: $0, as: UTF8.self) }
+        let batch = try #require(await tab.next()).map { String(buffer: $0) }
         #expect(batch.first == #"{"type":"bridge"}"#)
         #expect(batch.last?.contains(#""percent":0.4"#) == true)
         #expect(batch.contains { $0.contains(#""phase":"began""#) })

@@ -274,11 +274,14 @@ export function connect({ state = new EdgeSwipeState(), url, onMessage = () => {
     socket = new WebSocket(target);
     socket.onopen = () => { delay = 250; onStatus("connected"); };
     socket.onmessage = (event) => {
+      // A frame carries one or more whole lines (a backlog is sent in few frames).
       const arrival = performance.now();
-      let m;
-      try { m = JSON.parse(event.data); } catch { return; }
-      state.apply(m, arrival);
-      onMessage(m);
+      for (const line of event.data.split("\n")) {
+        let m;
+        try { m = JSON.parse(line); } catch { continue; }
+        state.apply(m, arrival);
+        onMessage(m);
+      }
     };
     socket.onclose = () => {
       if (closed) return;

@@ -73,9 +73,11 @@ def main():
                 return
             if opcode != 1:
                 continue
-            text = payload.decode()
-            print(text, flush=True)
-            received += 1
+            lines = payload.decode().split("\n")  # a frame carries one or more whole lines
+            for text in lines:
+                print(text, flush=True)
+            text = lines[-1]
+            received += len(lines)
             if not sent:
                 sent = True
                 for line in a.send:
@@ -84,11 +86,13 @@ def main():
                     header = bytes([0x81])
                     header += bytes([0x80 | len(data)]) if len(data) < 126 else bytes([0x80 | 126]) + struct.pack(">H", len(data))
                     s.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
-            try:
-                obj = json.loads(text)
-            except ValueError:
-                obj = {}
-            if until and all(str(obj.get(k)) == v for k, v in until.items()):
+            objs = []
+            for text in lines:
+                try:
+                    objs.append(json.loads(text))
+                except ValueError:
+                    pass
+            if until and any(all(str(o.get(k)) == v for k, v in until.items()) for o in objs):
                 return
             if a.count and received >= a.count:
                 return
