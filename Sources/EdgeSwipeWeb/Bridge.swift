@@ -81,33 +81,10 @@ public struct Bridge: Sendable {
         self.logger = logger
     }
 
-    /// Checks that the daemon admits this user (and grants control when asked), without keeping the connection.
-    public func checkAccess() async throws(BridgeError) {
-        let probe = EdgeSwipeClient(socketPath: options.socketPath, configuration: ClientConfiguration(reconnect: nil, requestTimeout: .seconds(10)))
-        defer { Task { await probe.close() } }
-        let uid = UInt32(getuid())
-        do {
-            for try await message in probe.messages() {
-                guard case .hello(let hello) = message else { continue }
-                if options.control && !hello.access.control { throw BridgeError.controlNotGranted(socket: options.socketPath, uid: uid) }
-                return
-            }
-            throw BridgeError.refusedByDaemon(socket: options.socketPath, uid: uid)
-        } catch let error as BridgeError {
-            throw error
-        } catch ClientError.connectionFailed(_, let reason) where reason == EdgeSwipeClient.closedByServer {
-            throw .refusedByDaemon(socket: options.socketPath, uid: uid)
-        } catch ClientError.connectionFailed(_, let reason) {
-            throw .daemonUnreachable(socket: options.socketPath, reason: reason)
-        } catch ClientError.disconnected {
-            throw .refusedByDaemon(socket: options.socketPath, uid: uid)
-        } catch {
-            throw .daemonUnreachable(socket: options.socketPath, reason: "\(error)")
-        }
-    }
-
     /// Runs until cancelled: connects to the daemon (reconnecting when it restarts), serves the page, and calls
-    /// `onListening` with the URL (token included) once the port is bound.
+    /// `onListening` with the URL (token included) once the port is bound. Throws ``BridgeError`` before serving
+    /// anything when the daemon refuses this user (or grants no control where `--control` was asked), or says no
+    /// hello within 10 s.
     public func run(onListening: @escaping @Sendable (_ url: String, _ access: WebAccess) -> Void) async throws {
         let control = options.control
         let hub = Hub(limits: options.limits) {
@@ -122,7 +99,11 @@ public struct Bridge: Sendable {
         let client = EdgeSwipeClient(
             socketPath: options.socketPath,
             configuration: ClientConfiguration(reconnect: ReconnectPolicy(initialDelay: .milliseconds(100), maxDelay: .seconds(2), maxAttempts: nil)))
+        // The access check uses the bridge's one connection: a second, short-lived one would count as a client of
+        // the daemon for a moment (and start a replay held for a number of clients too early).
+        let first = FirstConnection()
         client.observe { observation in
+            first.see(observation)
             switch observation {
             case .message(let message, let line):
                 hub.publish(message, line: line)
@@ -133,6 +114,12 @@ public struct Bridge: Sendable {
                 w.raw("}")
                 hub.daemonDisconnected(w.bytes)
             }
+        }
+        do {
+            try await first.outcome(socket: options.socketPath, control: control, timeout: .seconds(10))
+        } catch {
+            await client.close()
+            throw error
         }
         // The page interpolates run-outs from their animation spec, so it needs no frames: the cheapest stream.
         try? await client.subscribe(Set(Topic.allCases), ticks: .none)
@@ -313,6 +300,63 @@ public struct Bridge: Sendable {
         switch id {
         case .int(let n): w.integer(n)
         case .string(let s): w.string(s)
+        }
+    }
+}
+
+/// How the daemon answered the bridge's first connection: a `hello` (with the access it grants), or a close
+/// before any hello, which is how the daemon refuses a peer its policy does not admit.
+final class FirstConnection: Sendable {
+    private enum Seen { case nothing, hello(AccessInfo), refused }
+    private struct State {
+        var seen = Seen.nothing
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+    private let state = NIOLockedValueBox(State())
+
+    func see(_ observation: EdgeSwipeClient.Observation) {
+        let waiter = state.withLockedValue { s -> CheckedContinuation<Void, Never>? in
+            guard case .nothing = s.seen else { return nil }
+            switch observation {
+            case .message(.hello(let hello), _): s.seen = .hello(hello.access)
+            case .disconnected: s.seen = .refused
+            case .message: return nil
+            }
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+
+    func outcome(socket: String, control: Bool, timeout: Duration) async throws(BridgeError) {
+        guard FileManager.default.fileExists(atPath: socket) else {
+            throw .daemonUnreachable(socket: socket, reason: "no such socket")
+        }
+        let state = self.state
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                    let ready = state.withLockedValue { s -> Bool in
+                        if case .nothing = s.seen { s.waiter = c; return false }
+                        return true
+                    }
+                    if ready { c.resume() }
+                }
+            }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+            // The sleeper ends on cancellation; the waiter is woken here if it is still waiting.
+            state.withLockedValue { s -> CheckedContinuation<Void, Never>? in defer { s.waiter = nil }; return s.waiter }?.resume()
+        }
+        let uid = UInt32(getuid())
+        switch state.withLockedValue({ $0.seen }) {
+        case .hello(let access):
+            if control && !access.control { throw .controlNotGranted(socket: socket, uid: uid) }
+        case .refused:
+            throw .refusedByDaemon(socket: socket, uid: uid)
+        case .nothing:
+            throw .daemonUnreachable(socket: socket, reason: "no hello within \(timeout) (nothing listening, or not an edgeswiped)")
         }
     }
 }

@@ -65,12 +65,14 @@ public final class Hub: Sendable {
     /// A new tab: its outbox, already holding the welcome and the snapshot.
     public func addTab() -> TabOutbox {
         let outbox = TabOutbox(limits: limits)
-        let lines = state.withLockedValue { s -> [ByteBuffer] in
+        let welcome = ByteBuffer(bytes: welcome())
+        // Under the hub's lock, so that no live line can reach the tab before its catch-up (the outbox's own lock
+        // is only ever taken inside the hub's, never the other way round).
+        state.withLockedValue { s in
             s.tabs[ObjectIdentifier(outbox)] = outbox
-            return s.snapshot.lines
+            _ = outbox.enqueue(welcome, progressKey: nil)
+            for line in s.snapshot.lines { _ = outbox.enqueue(line, progressKey: nil) }
         }
-        _ = outbox.enqueue(ByteBuffer(bytes: welcome()), progressKey: nil)
-        for line in lines { _ = outbox.enqueue(line, progressKey: nil) }
         return outbox
     }
 

@@ -62,14 +62,13 @@ struct EdgeSwipeWebCommand: AsyncParsableCommand {
         let socketPath = socket ?? EdgeSwipeClient.defaultSocketPath(environment: ProcessEnvironment.current()) { (try? Stat(FilePath($0))) != nil }
         let bridge = Bridge(options: Bridge.Options(socketPath: socketPath, host: host, port: port, control: control), logger: logger)
         do {
-            try await bridge.checkAccess()
-        } catch {
+            try await bridge.run { url, _ in
+                // The only line on standard output: scripts (and the tests) read the URL from it.
+                try? FileDescriptor.standardOutput.writeAll(Array((url + "\n").utf8))
+            }
+        } catch let error as BridgeError {
             StandardError.print("edgeswipe-web: \(error)")
             throw ExitCode(error.exitCode)
-        }
-        try await bridge.run { url, _ in
-            // The only line on standard output: scripts (and the tests) read the URL from it.
-            try? FileDescriptor.standardOutput.writeAll(Array((url + "\n").utf8))
         }
     }
 
