@@ -1,4 +1,5 @@
 public import EdgeSwipeCore
+import EdgeSwipeSystem
 public import Logging
 
 // What the rest of the system knows about the seat, read from the system bus: who is active on it (logind), that
@@ -118,6 +119,14 @@ public final class SeatWatcher {
     private var sessionUIDs: [String: UInt32] = [:]
     /// What the last seat signal asked for, handled between two messages (see ``process()``).
     private var sessionWork: SessionWork?
+    /// A resolution that failed while logind owns its name (a call that timed out on a loaded machine), asked
+    /// again at `at`: until then nobody counts as the active session (closed, never open, by default).
+    private var sessionRetry: (work: SessionWork, at: MonotonicInstant, delay: Microseconds)?
+    /// Set by a failed read of the seat or a session while handling one piece of session work.
+    private var sessionReadFailed = false
+    /// The first wait before asking logind again, doubled on each failure up to ``sessionRetryMaximum``.
+    static let sessionRetryFirst = Microseconds(250_000)
+    static let sessionRetryMaximum = Microseconds(8_000_000)
     private var followAccelerometer: Bool
     private var accelerometerClaimed = false
     /// The last orientation reported, so that a repeated value is not a change.
@@ -153,7 +162,8 @@ public final class SeatWatcher {
             ?? "/org/freedesktop/login1/seat/\(options.seat)"
         try subscribe()
         for name in [Self.logind, Self.sensorProxy] { refreshOwner(of: name) }
-        if options.followSessions { activeSession = resolveActiveSession(fetchActiveSession()) }
+        // Through the same path as a seat signal, so that a slow first answer is asked again too.
+        if options.followSessions { handle(.fetch) }
         if followAccelerometer { claimAccelerometer() }
         changes.removeAll()
     }
@@ -162,7 +172,14 @@ public final class SeatWatcher {
     /// `POLLIN`, and `POLLOUT` while something waits to be written.
     public var pollEvents: Int16 { bus.events }
     /// When ``process()`` must run even if nothing is readable (a call timing out).
-    public var deadline: MonotonicInstant? { bus.deadline }
+    public var deadline: MonotonicInstant? {
+        switch (bus.deadline, sessionRetry?.at) {
+        case (let a?, let b?): min(a, b)
+        case (let a?, nil): a
+        case (nil, let b?): b
+        case (nil, nil): nil
+        }
+    }
 
     /// Reads and handles everything pending, and returns what changed, in order. Throws when the connection to
     /// the bus is lost.
@@ -175,6 +192,9 @@ public final class SeatWatcher {
             changes.removeAll(keepingCapacity: true)
             for key in answered { calls[key] = nil }
             answered.removeAll()
+        }
+        if let retry = sessionRetry, sessionWork == nil, retry.at <= MonotonicClock.now() {
+            handle(retry.work)
         }
         // Bounded, so that a flood of messages cannot keep the input thread here: the rest waits for the next turn
         // (the descriptor stays readable).
@@ -313,10 +333,20 @@ public final class SeatWatcher {
 
     private func handle(_ work: SessionWork) {
         let resolved: ActiveSession?
+        let retry = sessionRetry
+        sessionRetry = nil
+        sessionReadFailed = false
         switch work {
         case .known(let id, let path): resolved = resolveActiveSession((id, path))
         case .fetch: resolved = resolveActiveSession(fetchActiveSession())
         case .vanished: resolved = nil
+        }
+        if sessionReadFailed, owners[Self.logind] != nil {
+            // logind is there but did not answer in time: ask again later rather than leave the seat's user
+            // refused until the next switch. A newer signal replaces this (it sets sessionWork first).
+            let delay = retry.map { Microseconds(min($0.delay.value * 2, Self.sessionRetryMaximum.value)) } ?? Self.sessionRetryFirst
+            sessionRetry = (work, MonotonicClock.now() + delay, delay)
+            logger.notice("logind: asking again for the active session of \(options.seat) in \(delay.value / 1000) ms")
         }
         guard resolved != activeSession else { return }
         activeSession = resolved
@@ -342,6 +372,7 @@ public final class SeatWatcher {
             saidAbsent.remove(Self.logind)
             return session
         } catch {
+            sessionReadFailed = true
             reportAbsent(Self.logind, "cannot read the active session of \(options.seat) from logind (\(error)): nobody counts as the seat's active session")
             return nil
         }
@@ -359,6 +390,7 @@ public final class SeatWatcher {
             sessionUIDs[session.path] = uid
             return ActiveSession(id: session.id, uid: uid)
         } catch {
+            sessionReadFailed = true
             logger.error("logind: cannot read the user of session \(session.id) (\(error)): nobody counts as the seat's active session")
             return nil
         }

@@ -3,6 +3,7 @@ import EdgeSwipeProtocol
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import SystemPackage
 
 /// One accepted client: its credentials, what it may do, its outbox, and a way to reach its handler on its event
 /// loop.
@@ -20,13 +21,13 @@ final class Connection: Sendable {
 
     init(
         id: UInt64, peer: PeerCredentials, access: AccessLevel, channel: any Channel, limits: (messages: Int, bytes: Int),
-        handler: ConnectionHandler, fanOut: LoopFanOut?
+        directSocket: SystemPackage.FileDescriptor?, handler: ConnectionHandler, fanOut: LoopFanOut?
     ) {
         self.id = id
         self.peer = peer
         self.access = NIOLockedValueBox(access)
         self.channel = channel
-        self.outbox = NIOLockedValueBox(OutboxState(maxMessages: limits.messages, maxBytes: limits.bytes))
+        self.outbox = NIOLockedValueBox(OutboxState(maxMessages: limits.messages, maxBytes: limits.bytes, directSocket: directSocket))
         self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
         self.fanOut = fanOut
     }
@@ -42,10 +43,11 @@ final class Connection: Sendable {
         react(to: outbox.withLockedValue { $0.enqueueAnswer(batch) })
     }
 
-    /// Queues `batch` like ``deliver(_:)``, but leaves waking the event loop to the caller: true when this
+    /// Publishes `batch`: written straight to the socket when the connection is idle and `directly` (one hop),
+    /// else queued like ``deliver(_:)``, leaving the wake-up of the event loop to the caller: true when this
     /// connection was added to its loop's fan-out, which must then be woken (``LoopFanOut/wakeIfPending()``).
-    func deliverDeferringWake(_ batch: SharedBatch) -> Bool {
-        let outcome = outbox.withLockedValue { $0.enqueue(batch) }
+    func deliverDeferringWake(_ batch: SharedBatch, directly: Bool, scratch: inout [UInt8]) -> Bool {
+        let outcome = outbox.withLockedValue { $0.publish(batch, directly: directly, scratch: &scratch) }
         guard case .wake = outcome, let fanOut else {
             react(to: outcome)
             return false
@@ -69,7 +71,7 @@ final class Connection: Sendable {
 
     private func react(to outcome: OutboxState.EnqueueOutcome) {
         switch outcome {
-        case .queued, .refused:
+        case .queued, .refused, .written:
             break
         case .wake:
             channel.eventLoop.execute { self.handler.value.drain() }
@@ -156,8 +158,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var framer: LineFramer
     private var context: ChannelHandlerContext?
     private var connection: Connection?
-    /// The `seq` of the last line written: assigned at write time, so that coalescing leaves no gaps.
-    private var seq: UInt64 = 0
+    /// The duplicate of the socket the publisher writes to directly, until it is handed to the ``Connection``
+    /// (which closes it with the connection); closed here if it never is.
+    private var directSocket: SystemPackage.FileDescriptor?
     private var scratch: [QueuedMessage] = []
     private var finished = false
 
@@ -180,10 +183,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// unwritability soon.
     private static let chunkBytes = 128 * 1024
 
-    init(core: ServerCore, peer: PeerCredentials, id: UInt64) {
+    init(core: ServerCore, peer: PeerCredentials, id: UInt64, directSocket: SystemPackage.FileDescriptor?) {
         self.core = core
         self.peer = peer
         self.id = id
+        self.directSocket = directSocket
         self.framer = LineFramer(maxLineBytes: core.configuration.maxLineBytes)
         var logger = core.logger
         logger[metadataKey: "connection"] = "\(id)"
@@ -192,7 +196,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
         core.liveHandlers.withLockedValue { $0 += 1 }
     }
 
-    deinit { core.liveHandlers.withLockedValue { $0 -= 1 } }
+    deinit {
+        try? directSocket?.close()
+        core.liveHandlers.withLockedValue { $0 -= 1 }
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
@@ -208,8 +215,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
         guard connection == nil else { return }
         let c = Connection(
             id: id, peer: peer, access: .none, channel: context.channel,
-            limits: (core.configuration.maxQueuedMessages, core.configuration.maxQueuedBytes), handler: self,
-            fanOut: core.fanOut(for: context.eventLoop))
+            limits: (core.configuration.maxQueuedMessages, core.configuration.maxQueuedBytes),
+            directSocket: directSocket, handler: self, fanOut: core.fanOut(for: context.eventLoop))
+        directSocket = nil
         connection = c
         guard let access = core.register(c) else {
             finished = true
@@ -223,11 +231,15 @@ final class ConnectionHandler: ChannelDuplexHandler {
         finished = true
         stallCheck?.cancel()
         stallCheck = nil
+        var sent: UInt64 = 0
         if let connection {
-            connection.outbox.withLockedValue { $0.close() }
+            sent = connection.outbox.withLockedValue { o -> UInt64 in
+                o.close()
+                return o.nextSeq - 1
+            }
             core.unregister(connection)
         }
-        logger.debug("client disconnected", metadata: ["lines_sent": "\(seq)"])
+        logger.debug("client disconnected", metadata: ["lines_sent": "\(sent)"])
         // The Connection holds this handler (to reach it on its event loop) and this handler holds the
         // Connection: break the cycle, or every closed client's handler, Connection, channel, framer buffer and
         // outbox stay in memory for the life of the daemon. Work already scheduled on the loop holds the
@@ -268,19 +280,30 @@ final class ConnectionHandler: ChannelDuplexHandler {
         var done = false
         while context.channel.isWritable {
             scratch.removeAll(keepingCapacity: true)
-            done = connection.outbox.withLockedValue { $0.take(maxBytes: Self.chunkBytes, into: &scratch) }
+            let (remainder, taken) = connection.outbox.withLockedValue { o in
+                (o.takeRemainder(), o.take(maxBytes: Self.chunkBytes, into: &scratch))
+            }
+            done = taken.finished
+            if let remainder {
+                // What the socket did not take of a direct write goes first: it was written before anything queued.
+                var buffer = context.channel.allocator.buffer(capacity: remainder.count)
+                buffer.writeBytes(remainder)
+                context.write(wrapOutboundOut(buffer), promise: completion(connection, context))
+                wrote = true
+            }
             guard !scratch.isEmpty else { break }
             var total = 0
             for m in scratch { total += m.byteCount }
             var buffer = context.channel.allocator.buffer(capacity: total)
+            var seq = taken.firstSeq
             for m in scratch {
-                seq += 1
                 let message = m.batch.batch.messages[m.index]
                 buffer.writeStaticString(message.type.linePrefix)
                 JSONWriter.withDecimalDigits(of: seq) { _ = buffer.writeBytes(UnsafeRawBufferPointer($0)) }
                 m.batch.batch.withTail(m.index) { _ = buffer.writeBytes($0) }
+                seq += 1
             }
-            context.write(wrapOutboundOut(buffer), promise: nil)
+            context.write(wrapOutboundOut(buffer), promise: completion(connection, context))
             wrote = true
             if done { break }
         }
@@ -292,6 +315,14 @@ final class ConnectionHandler: ChannelDuplexHandler {
         if wrote { context.flush() }
         if !context.channel.isWritable { watchForStall(context) }
         resumeReading()
+    }
+
+    /// A promise that tells the outbox when a buffer handed to the channel has been written: until then the
+    /// publisher queues rather than writes past it.
+    private func completion(_ connection: Connection, _ context: ChannelHandlerContext) -> EventLoopPromise<Void> {
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { _ in connection.outbox.withLockedValue { $0.writeCompleted() } }
+        return promise
     }
 
     private func closeAfterFlush(_ context: ChannelHandlerContext) {
@@ -341,10 +372,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
             message = "disconnected: nothing was read for \(seconds) s while \(messages) messages (\(bytes) bytes) were waiting; read what the server sends"
         }
         core.countCutOff()
-        connection?.outbox.withLockedValue { $0.close() }
+        let seq: UInt64 = connection?.outbox.withLockedValue { o -> UInt64 in
+            o.close()
+            return o.claimSeq()
+        } ?? 1
         var batch = EncodedBatch(capacity: 256)
         batch.appendGoodbye(.backlogExceeded, message: message, time: core.configuration.clock())
-        seq += 1
         var buffer = context.channel.allocator.buffer(capacity: batch.messages[0].maxLineByteCount)
         buffer.writeBytes(batch.line(0, seq: seq))
         let channel = context.channel

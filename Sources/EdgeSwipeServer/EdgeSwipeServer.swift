@@ -50,6 +50,8 @@ final class ServerCore: Sendable {
         var departures = 0
         var lastDepartureUS: UInt64 = 0
         var departureCallScheduled = false
+        /// The lines of one connection's direct write are put together here (publishing holds this lock).
+        var directScratch: [UInt8] = []
     }
 
     let configuration: ServerConfiguration
@@ -87,10 +89,16 @@ final class ServerCore: Sendable {
         fanOuts.first { $0.eventLoop === eventLoop }
     }
 
-    /// Hands `shared` to every connection, waking each event loop at most once.
-    private func fanOut(_ shared: SharedBatch, to connections: Dictionary<UInt64, Connection>.Values) {
+    /// Hands `shared` to every connection, waking each event loop at most once: the first
+    /// ``ServerConfiguration/directWriteLimit`` idle connections are written to here, on the publisher's thread
+    /// (one hop); the others, and every busy one, are left to their event loop.
+    private func fanOut(_ shared: SharedBatch, to connections: Dictionary<UInt64, Connection>.Values, scratch: inout [UInt8]) {
         var wake = false
-        for connection in connections where connection.deliverDeferringWake(shared) { wake = true }
+        var direct = configuration.directWriteLimit
+        for connection in connections {
+            if connection.deliverDeferringWake(shared, directly: direct > 0, scratch: &scratch) { wake = true }
+            direct -= 1
+        }
         guard wake else { return }
         for fanOut in fanOuts { fanOut.wakeIfPending() }
     }
@@ -257,7 +265,7 @@ final class ServerCore: Sendable {
             }
             guard !batch.isEmpty else { return }
             r.batchCapacity = max(1024, batch.byteCount)
-            fanOut(SharedBatch(batch), to: r.connections.values)
+            fanOut(SharedBatch(batch), to: r.connections.values, scratch: &r.directScratch)
         }
     }
 
@@ -266,7 +274,7 @@ final class ServerCore: Sendable {
             guard !r.closing else { return }
             var batch = EncodedBatch(capacity: 1024)
             build(&batch, &r.snapshot)
-            fanOut(SharedBatch(batch), to: r.connections.values)
+            fanOut(SharedBatch(batch), to: r.connections.values, scratch: &r.directScratch)
         }
     }
 }
@@ -438,16 +446,38 @@ public final class EdgeSwipeServer: Sendable {
         core.logger.notice("listening again", metadata: ["socket": "\(path)"])
     }
 
+    /// Runs `companion` on the accepting thread, which sleeps in one `ppoll` on the listening socket and the
+    /// companion's descriptor (the daemon watches its socket file this way rather than on a thread of its own):
+    /// `service` is called once now, then whenever the descriptor is readable or the companion's deadline passes.
+    /// Keep `service` short; new clients wait while it runs. One companion at a time (a second replaces the first).
+    public func attach(_ companion: any AcceptLoopCompanion) {
+        acceptor.attach(companion)
+    }
+
+    /// Stops servicing the companion; when this returns, `service` is not running and will not be called again.
+    public func detachCompanion() {
+        acceptor.detach()
+    }
+
     /// Counters for logs and tests.
     public var statistics: ServerStatistics {
         core.registry.withLockedValue { r in
             var coalesced = r.retiredCoalesced
-            for c in r.connections.values { coalesced += c.outbox.withLockedValue { $0.coalesced } }
+            var direct = 0, partial = 0, idle = 0
+            for c in r.connections.values {
+                c.outbox.withLockedValue { o in
+                    coalesced += o.coalesced
+                    direct += o.directWrites
+                    partial += o.partialDirectWrites
+                    if o.isIdle && o.directSocket != nil { idle += 1 }
+                }
+            }
             return ServerStatistics(
                 connections: r.connections.count, accepted: r.accepted, rejectedPeers: r.rejected,
                 disconnectedForBacklog: r.cutOff, coalescedMessages: coalesced,
                 refusedForCapacity: r.refusedForCapacity, revokedConnections: r.revoked,
-                liveConnectionHandlers: core.liveHandlers.withLockedValue { $0 })
+                liveConnectionHandlers: core.liveHandlers.withLockedValue { $0 },
+                directWrites: direct, partialDirectWrites: partial, idleConnections: idle)
         }
     }
 
@@ -473,8 +503,24 @@ public final class EdgeSwipeServer: Sendable {
     }
 }
 
+/// Work that shares the server's accepting thread (``EdgeSwipeServer/attach(_:)``): a descriptor to wait on, a
+/// deadline, and what to do.
+public protocol AcceptLoopCompanion: AnyObject, Sendable {
+    /// Waited on for readability alongside the listening socket.
+    var descriptor: Int32 { get }
+    /// When to be serviced even if the descriptor stays quiet; `nil`: only when it is readable.
+    var nextDeadline: MonotonicInstant? { get }
+    /// Called on the accepting thread: once when attached, then whenever the descriptor is readable or the
+    /// deadline has passed. Reads its descriptor without blocking.
+    func service(now: MonotonicInstant)
+}
+
 /// Accepts connections on its own thread, checks each peer's credentials on the raw socket, and hands the
 /// admitted ones to NIO. It sleeps in a ``DescriptorWaiter`` until a client connects or ``stop()`` wakes it.
+///
+/// Why not accept on NIO's event loop: the credentials are checked on the raw socket before NIO sees it, and the
+/// publisher's direct writes need a descriptor of the accepted socket of their own (``OutboxState``); NIO does
+/// not hand out the descriptor of a channel it accepted.
 final class Acceptor: Sendable {
     /// The socket accepted on; ``replace(with:)`` swaps in a new one (``EdgeSwipeServer/rebind()``).
     private let listener: NIOLockedValueBox<ListeningSocket>
@@ -485,6 +531,9 @@ final class Acceptor: Sendable {
     private let wake: WakePipe
     private let exited: EventLoopPromise<Void>
     private let refusalLog = NIOLockedValueBox(LogThrottle(interval: .seconds(10)))
+    /// The attached companion, and whether the thread has serviced it once yet; held while it is serviced, so
+    /// that ``detach()`` returns only once it is not running.
+    private let companion = NIOLockedValueBox<(any AcceptLoopCompanion, introduced: Bool)?>(nil)
 
     init(listener: ListeningSocket, core: ServerCore, group: MultiThreadedEventLoopGroup) throws(ServerError) {
         do { wake = try WakePipe() } catch { throw .system(call: "pipe", subject: "acceptor wake-up pipe", errno: error.rawValue) }
@@ -530,6 +579,29 @@ final class Acceptor: Sendable {
         return true
     }
 
+    func attach(_ c: any AcceptLoopCompanion) {
+        companion.withLockedValue { $0 = (c, false) }
+        wake.wake()
+    }
+
+    func detach() {
+        companion.withLockedValue { $0 = nil }
+    }
+
+    /// Services the companion if it is still attached and is due (`ready`, past its deadline, or new); under the
+    /// companion's lock. Returns its descriptor and deadline for the next wait.
+    private func serviceCompanion(ready: Bool) -> (fd: Int32, deadline: MonotonicInstant?)? {
+        companion.withLockedValue { entry -> (fd: Int32, deadline: MonotonicInstant?)? in
+            guard let (c, introduced) = entry else { return nil }
+            let now = MonotonicClock.now()
+            if ready || !introduced || (c.nextDeadline.map { $0 <= now } ?? false) {
+                entry = (c, true)
+                c.service(now: now)
+            }
+            return (c.descriptor, c.nextDeadline)
+        }
+    }
+
     /// Closes the socket in use (after ``stop()``), removing its file if it is still ours.
     func closeListener() {
         listener.withLockedValue { $0 }.close()
@@ -538,10 +610,15 @@ final class Acceptor: Sendable {
     private func run() {
         var current = listener.withLockedValue { $0 }
         let waiter = DescriptorWaiter()
-        waiter.add(current.fd)
-        waiter.add(wake.readEnd)
+        var watched = serviceCompanion(ready: false)
         while true {
-            do { try waiter.wait(timeoutMicroseconds: nil) } catch {
+            waiter.removeAll()
+            waiter.add(current.fd)
+            waiter.add(wake.readEnd)
+            if let watched { waiter.add(watched.fd) }
+            let now = MonotonicClock.now()
+            let timeout = watched?.deadline.map { $0 <= now ? Int64(0) : Int64(clamping: ($0 - now).value) }
+            do { try waiter.wait(timeoutMicroseconds: timeout) } catch {
                 core.logger.error("poll on the listening socket failed; no longer accepting", metadata: ["errno": "\(error.rawValue)"])
                 return
             }
@@ -558,10 +635,9 @@ final class Acceptor: Sendable {
                     current.close()
                     current = fresh
                     listener.withLockedValue { $0 = fresh }
-                    waiter.replace(0, with: fresh.fd)
                 }
-                continue
             }
+            watched = serviceCompanion(ready: waiter.isReady(2))
             guard waiter.isReady(0) else { continue }
             switch Result(catching: { () throws(Errno) in try current.fd.accept() }) {
             case .success(let fd):
@@ -607,12 +683,19 @@ final class Acceptor: Sendable {
         }
         let core = self.core
         let id = core.nextConnectionID()
+        if let bytes = core.configuration.socketSendBufferBytes { _ = try? fd.setSendBufferSize(bytes) }
+        // The publisher's own descriptor of the socket (one hop): NIO closes its descriptor whenever the
+        // connection fails, on its own schedule, and the number could be reused by then; this one is closed only
+        // under the connection's lock (``OutboxState/close()``). Without it, the connection is only written by its
+        // event loop.
+        let direct = core.configuration.directWriteLimit > 0 ? try? fd.duplicateCloseOnExec() : nil
         ClientBootstrap(group: group)
             // End of stream from the client only ends its requests: their answers are still written.
             .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(core: core, peer: peer, id: id))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ConnectionHandler(core: core, peer: peer, id: id, directSocket: direct))
                 }
             }
             .withConnectedSocket(fd.rawValue)

@@ -1,4 +1,6 @@
 import EdgeSwipeProtocol
+import EdgeSwipeSystem
+import SystemPackage
 
 /// A batch of encoded messages shared by every connection that has yet to send some of them; immutable once
 /// published.
@@ -25,6 +27,12 @@ struct QueuedMessage {
 /// Tombstones are compacted away as soon as they outnumber the live messages, so a client that reads nothing
 /// while progress streams holds a queue the size of its live backlog, not of everything it missed.
 /// Everything else is never dropped; a backlog past the bound ends the connection instead.
+///
+/// One hop: while the connection is idle (nothing queued, nothing handed to the channel and not yet written, no
+/// remainder), the publisher writes a batch's lines straight to the socket, non-blocking, under the connection's
+/// lock (``publish(_:directly:scratch:)``); whatever the socket does not take becomes the remainder, which the
+/// event loop writes before anything queued after it. Lines are numbered (`seq`) here, as they leave the outbox by
+/// either way, so the numbering has no gaps and follows the order of the stream.
 struct OutboxState {
     enum Phase: Equatable { case open, closing, overflowed, closed }
 
@@ -37,6 +45,8 @@ struct OutboxState {
         case overflowed(messages: Int, bytes: Int)
         /// The connection is closing or closed; nothing was queued.
         case refused
+        /// Written to the socket whole by the publisher: nothing for the event loop to do.
+        case written
     }
 
     /// The memory of one slot of the queue, counted against the byte bound with the messages themselves.
@@ -69,11 +79,30 @@ struct OutboxState {
     /// The client has finished sending (end of stream, or `shutdown(SHUT_WR)`): once every request it sent is
     /// answered, nothing more is queued and the connection closes after what is queued.
     private(set) var inputEnded = false
+    /// The `seq` of the next line this connection is sent.
+    private(set) var nextSeq: UInt64 = 1
+    /// Buffers the event loop handed to the channel whose write has not completed: the socket may still hold
+    /// them back, so the publisher must not write past them.
+    private(set) var writesInFlight = 0
+    /// The part of a directly written batch the socket did not take (numbered lines, possibly cut mid-line); the
+    /// event loop writes it first.
+    private(set) var remainder: [UInt8]?
+    /// A descriptor of the connection's socket for the publisher's direct writes (a duplicate, so that it stays
+    /// this socket until ``close()``, whatever the event loop does with its own); `nil`: never written directly.
+    private(set) var directSocket: FileDescriptor?
+    /// Batches written whole by the publisher, and those that left a remainder (for tests and statistics).
+    private(set) var directWrites = 0
+    private(set) var partialDirectWrites = 0
 
-    init(maxMessages: Int, maxBytes: Int) {
+    init(maxMessages: Int, maxBytes: Int, directSocket: FileDescriptor? = nil) {
         self.maxMessages = maxMessages
         self.maxBytes = maxBytes
+        self.directSocket = directSocket
     }
+
+    /// Nothing waits anywhere between the publisher and the socket: a line written now follows every line before
+    /// it.
+    var isIdle: Bool { phase == .open && head == slots.count && writesInFlight == 0 && remainder == nil }
 
     /// What this connection holds in memory: the messages it has yet to send (each counted in full, although a
     /// message shared by many connections is stored once, because this connection alone can keep it alive) and
@@ -86,6 +115,53 @@ struct OutboxState {
     mutating func enqueue(_ shared: SharedBatch) -> EnqueueOutcome {
         guard phase == .open else { return .refused }
         return append(shared)
+    }
+
+    /// Publishes `shared`: written straight to the socket (non-blocking) when the connection is idle and `directly`,
+    /// else queued like ``enqueue(_:)``. A write the socket takes in part leaves the rest as the remainder and asks
+    /// for the event loop (`.wake`); a write that fails (the peer has gone) leaves all of it, and the loop's own
+    /// write finds the error and closes the connection.
+    mutating func publish(_ shared: SharedBatch, directly: Bool, scratch: inout [UInt8]) -> EnqueueOutcome {
+        guard phase == .open else { return .refused }
+        guard directly, let socket = directSocket, isIdle else { return append(shared) }
+        let batch = shared.batch
+        scratch.removeAll(keepingCapacity: true)
+        for i in 0..<batch.count where filter.admits(batch.messages[i]) {
+            batch.appendLine(i, seq: nextSeq, to: &scratch)
+            nextSeq += 1
+        }
+        guard !scratch.isEmpty else { return .written }
+        let sent = scratch.withUnsafeBytes { bytes in
+            (try? socket.send(bytes, flags: [.noSignal, .dontWait])) ?? 0
+        }
+        guard sent < scratch.count else {
+            directWrites += 1
+            return .written
+        }
+        partialDirectWrites += 1
+        remainder = Array(scratch[sent...])
+        wakeNeeded = false
+        return .wake
+    }
+
+    /// Takes the remainder of a direct write, for the event loop to write before anything else; counts it as in
+    /// flight.
+    mutating func takeRemainder() -> [UInt8]? {
+        guard let r = remainder else { return nil }
+        remainder = nil
+        writesInFlight += 1
+        return r
+    }
+
+    /// A buffer the event loop handed to the channel has been written (or failed with the connection).
+    mutating func writeCompleted() {
+        writesInFlight -= 1
+    }
+
+    /// Numbers one line the event loop makes itself (a cut-off's goodbye).
+    mutating func claimSeq() -> UInt64 {
+        defer { nextSeq += 1 }
+        return nextSeq
     }
 
     /// Queues the last message (the shutdown goodbye): afterwards nothing else is accepted, and the connection
@@ -155,10 +231,12 @@ struct OutboxState {
         tombstones = 0
     }
 
-    /// Moves up to about `maxBytes` of messages, oldest first, into `out`. Returns whether the connection is
-    /// finished (closing, and nothing is left to send).
-    mutating func take(maxBytes: Int, into out: inout [QueuedMessage]) -> Bool {
+    /// Moves up to about `maxBytes` of messages, oldest first, into `out`, numbered from `firstSeq` on; counts
+    /// them as one write in flight when there are any (the caller reports it with ``writeCompleted()``). Returns
+    /// whether the connection is finished (closing, and nothing is left to send).
+    mutating func take(maxBytes: Int, into out: inout [QueuedMessage]) -> (finished: Bool, firstSeq: UInt64) {
         let before = out.count
+        let firstSeq = nextSeq
         var bytes = 0
         while head < slots.count, bytes < maxBytes {
             if let m = slots[head] {
@@ -186,8 +264,13 @@ struct OutboxState {
             base += head
             head = 0
         }
-        if out.count == before { wakeNeeded = true }
-        return phase == .closing && liveCount == 0
+        if out.count == before {
+            wakeNeeded = true
+        } else {
+            nextSeq += UInt64(out.count - before)
+            writesInFlight += 1
+        }
+        return (phase == .closing && liveCount == 0, firstSeq)
     }
 
     /// Counts a request handed to the daemon.
@@ -215,10 +298,17 @@ struct OutboxState {
         if inputEnded && requestsInFlight == 0 && phase == .open { phase = .closing }
     }
 
-    /// The connection went away.
+    /// The connection went away (or is being cut off): nothing more is queued or written directly, and the direct
+    /// socket is closed, here, under the connection's lock, so that no direct write can reach a descriptor number
+    /// that has since been reused.
     mutating func close() {
         discardAll()
+        remainder = nil
         phase = .closed
+        if let socket = directSocket {
+            directSocket = nil
+            try? socket.close()
+        }
     }
 
     private mutating func discardAll() {

@@ -48,6 +48,13 @@ public struct ServerConfiguration: Sendable {
     public var maxClients: Int = 1024
     /// How long a `goodbye` may take to drain before the connection is closed anyway.
     public var goodbyeTimeout: Duration = .seconds(2)
+    /// How many connections, per publish, the publisher may write to itself, straight to their sockets when they
+    /// are idle (one hop from the input thread to the client); the others, and any connection with something
+    /// still waiting, are written by their event loop (two hops). 0: every write goes through the event loop.
+    public var directWriteLimit: Int = .max
+    /// The send buffer of each accepted socket (`SO_SNDBUF`); `nil`: the kernel's default. Tests make it small so
+    /// that a client's socket fills, and writes are partial, after a few lines.
+    public var socketSendBufferBytes: Int32?
     /// Event loop threads writing to clients; one handles thousands of connections.
     public var eventLoopThreads: Int = 1
     /// The clock of `time_us` on the messages the server makes itself (hello, reply, error, config, goodbye).
@@ -86,6 +93,12 @@ public struct ServerStatistics: Hashable, Sendable {
     /// Connection handlers still in memory (open connections, and closed ones whose event-loop work has not yet
     /// finished). Once every client has gone it returns to 0; a count that keeps growing is a leak.
     public var liveConnectionHandlers: Int = 0
+    /// Batches the publisher wrote straight to an idle connection's socket, whole (one hop); and those the socket
+    /// took only in part, whose rest the event loop wrote. Connections open now.
+    public var directWrites: Int = 0
+    public var partialDirectWrites: Int = 0
+    /// Connections with nothing waiting for their event loop: the next batch is written to them directly.
+    public var idleConnections: Int = 0
 }
 
 /// What the daemon learns about a request besides the request itself.

@@ -85,6 +85,12 @@ extension FileDescriptor {
         if flags >= 0 { _ = fcntl(rawValue, F_SETFD, flags | FD_CLOEXEC) }
     }
 
+    /// A second descriptor for the same open file, with `FD_CLOEXEC` (`fcntl(F_DUPFD_CLOEXEC)`): whoever holds it
+    /// keeps the file open, whatever happens to this one.
+    public func duplicateCloseOnExec() throws(Errno) -> FileDescriptor {
+        FileDescriptor(rawValue: try Self.check(fcntl(rawValue, F_DUPFD_CLOEXEC, 0)))
+    }
+
     /// Sets `O_NONBLOCK`.
     public func setNonBlocking() {
         let flags = fcntl(rawValue, F_GETFL)

@@ -195,6 +195,17 @@ extension FileDescriptor {
         }
     }
 
+    /// Sets the kernel's send buffer (`SO_SNDBUF`; the kernel doubles it and keeps a minimum); returns what is in
+    /// force.
+    @discardableResult
+    public func setSendBufferSize(_ bytes: Int32) throws(Errno) -> Int32 {
+        var value = bytes
+        guard setsockopt(rawValue, SOL_SOCKET, SO_SNDBUF, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+            throw Errno(rawValue: errno)
+        }
+        return intSocketOption(SOL_SOCKET, SO_SNDBUF) ?? bytes
+    }
+
     /// What the descriptor is as a socket; `nil` when it is not one.
     public func socketFacts() -> SocketFacts? {
         guard let type = intSocketOption(SOL_SOCKET, SO_TYPE) else { return nil }

@@ -30,6 +30,8 @@ final class ReaderThread: @unchecked Sendable {
         var fd: Int32
         var pending: [UInt8] = []
         var lines = 0
+        /// Phase, terminal and lifecycle lines: what a client must never miss (progress may be coalesced).
+        var essential = 0
         var open = true
     }
 
@@ -60,6 +62,9 @@ final class ReaderThread: @unchecked Sendable {
     }
 
     func join() { done.wait() }
+
+    /// Each client's count of phase, terminal and lifecycle lines.
+    var essentialCounts: [Int] { clients.map(\.essential) }
 
     private func run() {
         var pollfds = clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
@@ -116,6 +121,9 @@ final class ReaderThread: @unchecked Sendable {
     }
 
     private static let gesturePrefix = Array(#"{"type":"gesture""#.utf8)
+    private static let transitionPrefix = Array(#"{"type":"transition""#.utf8)
+    private static let lifecyclePrefix = Array(#"{"type":"lifecycle""#.utf8)
+    private static let notProgress = Array(#""progress":false"#.utf8)
     private static let goodbyePrefix = Array(#"{"type":"goodbye""#.utf8)
     private static let timeKey = Array(#""time_us":"#.utf8)
 
@@ -123,7 +131,15 @@ final class ReaderThread: @unchecked Sendable {
         lines += 1
         clients[i].lines += 1
         if line.starts(with: Self.goodbyePrefix) { goodbyes += 1; return }
-        guard line.starts(with: Self.gesturePrefix), let time = Self.timeUS(in: line) else { return }
+        if line.starts(with: Self.lifecyclePrefix) {
+            clients[i].essential += 1
+            return
+        }
+        let gesture = line.starts(with: Self.gesturePrefix)
+        if (gesture || line.starts(with: Self.transitionPrefix)) && Self.find(Self.notProgress, in: line) != nil {
+            clients[i].essential += 1
+        }
+        guard gesture, let time = Self.timeUS(in: line) else { return }
         gestureLines += 1
         if now >= time {
             samples.append(Int32(clamping: now - time))
@@ -133,13 +149,22 @@ final class ReaderThread: @unchecked Sendable {
         }
     }
 
-    /// The value of `"time_us":` in a line, without a JSON parser (the field is an unsigned integer).
-    static func timeUS(in line: ArraySlice<UInt8>) -> UInt64? {
-        let key = timeKey
+    /// Where `key` starts in `line`, if it does.
+    static func find(_ key: [UInt8], in line: ArraySlice<UInt8>) -> Int? {
         var i = line.startIndex
         let last = line.endIndex - key.count
         while i <= last {
-            if line[i] == key[0] && line[i..<(i + key.count)].elementsEqual(key) {
+            if line[i] == key[0] && line[i..<(i + key.count)].elementsEqual(key) { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The value of `"time_us":` in a line, without a JSON parser (the field is an unsigned integer).
+    static func timeUS(in line: ArraySlice<UInt8>) -> UInt64? {
+        let key = timeKey
+        if let i = find(key, in: line) {
+            do {
                 var j = i + key.count
                 var value: UInt64 = 0
                 var digits = 0
@@ -150,7 +175,6 @@ final class ReaderThread: @unchecked Sendable {
                 }
                 return digits > 0 ? value : nil
             }
-            i += 1
         }
         return nil
     }

@@ -1,6 +1,7 @@
 import EdgeSwipeBenchSupport
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeProtocol
 import Foundation
 import Glibc
 
@@ -18,9 +19,18 @@ final class DaemonBench {
     let idleRecording: String
     /// Gesture lines one client receives for the latency recording (from the in-process pipeline).
     let expectedGestureLines: Int
+    /// Phase, terminal and lifecycle lines one client receives for the latency recording: every client must get
+    /// every one of them, however many there are.
+    let expectedEssentialLines: Int
+    /// How the measured daemon links the Swift runtime ("static" or "dynamic"), from its mappings.
+    private(set) var swiftRuntime: String?
     var notes: [String] = []
 
-    init(daemon: String, latencySeconds: Double, idleSpan: Double, log: @escaping (String) -> Void) throws {
+    /// Passed to every daemon started for latency.
+    let extraArguments: [String]
+
+    init(daemon: String, latencySeconds: Double, idleSpan: Double, extraArguments: [String] = [], log: @escaping (String) -> Void) throws {
+        self.extraArguments = extraArguments
         guard FileManager.default.isExecutableFile(atPath: daemon) else {
             throw BenchError("\(daemon) is not an executable; build it (swift build -c release --product edgeswiped) or pass --daemon PATH")
         }
@@ -47,6 +57,19 @@ final class DaemonBench {
         }
         for event in events { if case .gesture = event { gestures += 1 } }
         expectedGestureLines = gestures
+        var encoder = ProtocolLineEncoder()
+        var bytes: [UInt8] = []
+        encoder.encode(events, into: &bytes)
+        var essential = 0
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            if line.starts(with: Array(#"{"type":"lifecycle""#.utf8)) {
+                essential += 1
+            } else if line.starts(with: Array(#"{"type":"gesture""#.utf8)) || line.starts(with: Array(#"{"type":"transition""#.utf8)),
+                ReaderThread.find(Array(#""progress":false"#.utf8), in: line) != nil {
+                essential += 1
+            }
+        }
+        expectedEssentialLines = essential
 
         idleRecording = scratch.file("idle.evemu")
         let start = MonotonicInstant(microseconds: 1_000_000)
@@ -158,7 +181,7 @@ final class DaemonBench {
             switches += n
             // Threads named by libdispatch ("com.apple.root.*-qos*", truncated) that do not wait in poll or ppoll
             // are the Swift runtime's (its manager thread, in epoll_wait, and its workers, in futex). The daemon's
-            // own threads name themselves ("edgeswipe-input", "edgeswipe-admit", "edgeswipe-watch", all in ppoll);
+            // own threads name themselves ("edgeswipe-input", "edgeswipe-admit", "edgeswipe-state", all in ppoll);
             // NIO's event loop is "NIO-ELT-*"; the main thread is "edgeswiped".
             let runtime = t.name.contains("qos") && t.blockedIn != "poll" && t.blockedIn != "ppoll"
             if !runtime { ownSwitches += n }
@@ -233,6 +256,8 @@ final class DaemonBench {
             sleepSeconds(0.01)
         }
         sleepSeconds(1)
+        let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
+        swiftRuntime = maps.contains("libswiftCore.so") ? "dynamic" : "static"
         return ProcSample.read(pid: pid)
     }
 
@@ -243,6 +268,8 @@ final class DaemonBench {
         var percentiles: Percentiles?
         var maxRSSKB: Int
         var peak: ProcSample?
+        /// Every client received every phase, terminal and lifecycle line.
+        var allEssentialLines: Bool
     }
 
     /// Replays the synthetic stream at 240 Hz to `clients` connected sockets, read by up to 16 threads with
@@ -253,7 +280,7 @@ final class DaemonBench {
         let socketPath = scratch.file("\(name).sock")
         let (child, notify, _, pid) = try start(name, [
             "--replay", latencyRecording, "--wait-for-clients", String(clients), "--socket", socketPath, "--log-level", "warning",
-        ], limit: seconds + 60)
+        ] + extraArguments, limit: seconds + 60)
         defer { child.stop() }
         guard notify.waitForReady(timeout: 20) != nil else {
             throw BenchError("edgeswiped sent no READY=1 within 20 s: \(tail(name))")
@@ -286,6 +313,7 @@ final class DaemonBench {
         for r in readers { all += r.samples }
         let p = Percentiles(all)
         let received = readers.reduce(0) { $0 + $1.gestureLines }
+        let essential = readers.flatMap(\.essentialCounts)
         let goodbyes = readers.reduce(0) { $0 + $1.goodbyes }
         let negative = readers.reduce(0) { $0 + $1.negative }
         let errors = readers.compactMap(\.error)
@@ -299,6 +327,10 @@ final class DaemonBench {
                 ("samples", .integer(p?.count ?? 0)),
                 ("gesture_lines_expected_per_client", .integer(expectedGestureLines)),
                 ("gesture_lines_received_per_client", .num(Double(received) / Double(max(1, clients)), digits: 1)),
+                ("essential_lines_expected_per_client", .integer(expectedEssentialLines)),
+                ("essential_lines_received_min", .integer(essential.min() ?? 0)),
+                ("essential_lines_received_max", .integer(essential.max() ?? 0)),
+                ("clients_missing_essential_lines", .integer(essential.filter { $0 < expectedEssentialLines }.count)),
                 ("goodbyes", .integer(goodbyes)),
                 ("reader_threads", .integer(threadCount)),
                 ("negative_latencies", .integer(negative)),
@@ -313,6 +345,10 @@ final class DaemonBench {
                 ])),
                 ("errors", .array(errors.map { .string($0) })),
             ]),
-            percentiles: p, maxRSSKB: maxRSS, peak: peak)
+            percentiles: p, maxRSSKB: maxRSS, peak: peak,
+            // Every client the same count (none missed one another got), and no fewer than the in-process engine
+            // makes (the daemon adds a few of its own at the replay's end: the device's removal and what follows).
+            allEssentialLines: essential.count == clients && essential.min() == essential.max()
+                && (essential.min() ?? 0) >= expectedEssentialLines)
     }
 }

@@ -26,7 +26,7 @@ struct EdgeSwipeBench: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Folder of recordings (default: ../shared/recordings above the working directory or this binary).", valueName: "dir"))
     var recordings: String?
 
-    @Option(name: .long, help: ArgumentHelp("The edgeswiped binary (default: the one next to this binary).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The edgeswiped binary (default: the one next to this binary; `make install` ships the static build, so build the bench with --static-swift-stdlib, as scripts/bench does, or pass that binary here). rss_mb says which binary it measured and how it links the Swift runtime.", valueName: "path"))
     var daemon: String?
 
     @Option(name: .long, help: "Passes over the recordings for pipeline_events_per_s (the median is reported).")
@@ -40,6 +40,9 @@ struct EdgeSwipeBench: ParsableCommand {
 
     @Option(name: .long, parsing: .upToNextOption, help: "Client counts for latency_us.")
     var clients: [Int] = [1, 10, 100, 1000]
+
+    @Option(name: .long, help: ArgumentHelp("Idle clients the daemon's input thread writes to directly per batch, the rest through its event loop (0: every write through the loop, the two-hop path). Default: the daemon's (all).", valueName: "n"))
+    var directWrites: Int?
 
     @Option(name: .long, help: "Seconds of the idle window.")
     var idleSeconds: Double = 10
@@ -149,7 +152,9 @@ struct EdgeSwipeBench: ParsableCommand {
             let limit = raiseFileLimit()
             let path = daemon ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
                 .deletingLastPathComponent().appendingPathComponent("edgeswiped").path
-            let bench = try DaemonBench(daemon: path, latencySeconds: latencySeconds, idleSpan: idleSettle + idleSeconds + 20, log: log)
+            let bench = try DaemonBench(
+                daemon: path, latencySeconds: latencySeconds, idleSpan: idleSettle + idleSeconds + 20,
+                extraArguments: directWrites.map { ["--direct-writes", String($0)] } ?? [], log: log)
             details.append(("daemon", .string(path)))
             var peak100: ProcSample?
 
@@ -158,6 +163,8 @@ struct EdgeSwipeBench: ParsableCommand {
                 var full: [(String, JSON)] = []
                 var rss100: Int?
                 var peak: ProcSample?
+                var measured: [(Int, Percentiles?)] = []
+                var complete: [(String, JSON)] = []
                 for n in clients {
                     if n > limit - 64 {
                         notes.append("latency with \(n) clients skipped: the open-file limit is \(limit)")
@@ -170,20 +177,37 @@ struct EdgeSwipeBench: ParsableCommand {
                         ("p999", .num(r.percentiles?.p999, digits: 0)),
                     ])))
                     full.append((String(n), r.json))
+                    measured.append((n, r.percentiles))
+                    complete.append((String(n), .bool(r.allEssentialLines)))
+                    if !r.allEssentialLines {
+                        notes.append("latency with \(n) clients: not every client received every phase, terminal and lifecycle line (details.latency)")
+                    }
                     if n == 100 { rss100 = r.maxRSSKB; peak = r.peak }
                 }
                 report.append(("latency_us", .object(latency)))
                 details.append(("latency", .object(full)))
                 let frames = Int(latencySeconds * 240)
                 var floor: [(String, JSON)] = []
+                var floorHops: [Percentiles?] = []
                 for hops in [1, 2] {
                     let p = measureFloor(frames: frames, hops: hops)
+                    floorHops.append(p)
                     floor.append(("\(hops)_hop\(hops == 1 ? "" : "s")", .object([
                         ("p50", .num(p?.p50, digits: 0)), ("p99", .num(p?.p99, digits: 0)), ("p999", .num(p?.p999, digits: 0)),
                         ("mean", .num(p?.mean, digits: 1)), ("samples", .integer(p?.count ?? 0)),
                     ])))
                 }
                 details.append(("latency_floor_us", .object(floor)))
+                // Latency as a multiple of the same run's 1-hop floor, quantile by quantile: on a virtual machine a
+                // thread wake-up costs more than the daemon's whole per-event work, so only the ratio compares.
+                if let one = floorHops.first {
+                    report.append(("latency_ratio_to_floor", .object(measured.map { n, p in
+                        (String(n), .object([
+                            ("p50", .num(ratio(p?.p50, one?.p50), digits: 2)), ("p99", .num(ratio(p?.p99, one?.p99), digits: 2)),
+                        ]))
+                    })))
+                }
+                report.append(("latency_every_client_got_every_phase", .object(complete)))
                 if let rss100 { details.append(("rss_100_clients_kb", .integer(rss100))) }
                 peak100 = peak
             }
@@ -203,6 +227,12 @@ struct EdgeSwipeBench: ParsableCommand {
                     ("100_clients", .num(with100.map { Double($0.rssKB) / 1024 }, digits: 2)),
                     ("0_clients_anon", .num(idle.map { Double($0.sample.rssAnonKB) / 1024 }, digits: 2)),
                     ("100_clients_anon", .num(with100.map { Double($0.rssAnonKB) / 1024 }, digits: 2)),
+                    ("100_clients_pss", .num(with100.map { Double($0.pssKB) / 1024 }, digits: 2)),
+                    ("100_clients_threads", .integer(with100?.threads.count ?? 0)),
+                    ("100_clients_thread_names", .array((with100?.threads ?? []).map { .string($0.name) })),
+                    ("daemon", .string(path)),
+                    ("daemon_swift_runtime", bench.swiftRuntime.map { .string($0) } ?? .null),
+                    ("daemon_binary_mb", .num(fileSizeMB(path), digits: 1)),
                 ]
                 if let peak100 {
                     rss.append(("100_clients_streaming", .num(Double(peak100.rssKB) / 1024, digits: 2)))
@@ -243,6 +273,16 @@ struct EdgeSwipeBench: ParsableCommand {
                 print("\(key): \(value.render(pretty: false))")
             }
         }
+    }
+
+    private func fileSizeMB(_ path: String) -> Double? {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber else { return nil }
+        return size.doubleValue / 1_048_576
+    }
+
+    private func ratio(_ value: Double?, _ floor: Double?) -> Double? {
+        guard let value, let floor, floor > 0 else { return nil }
+        return value / floor
     }
 
     private func machine() -> JSON {

@@ -228,11 +228,4 @@ struct ProcSample {
 
 /// Raises the open-file limit to its hard limit: a thousand clients need a thousand sockets, here and in the
 /// daemon (which inherits the limit).
-func raiseFileLimit() -> Int {
-    var limit = rlimit()
-    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    limit.rlim_cur = limit.rlim_max
-    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    return Int(limit.rlim_cur)
-}
+func raiseFileLimit() -> Int { OpenFileLimit.raiseToHardLimit() }

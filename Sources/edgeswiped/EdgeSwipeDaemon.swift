@@ -117,11 +117,16 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
     @Flag(name: .long, help: "List the touch devices that would be used, and exit.")
     var listDevices = false
 
+    // For the benchmark's comparison of fan-out strategies (docs/PERFORMANCE.md), not for users.
+    @Option(name: .long, help: ArgumentHelp("Idle clients written straight from the input thread per batch; the rest through the event loop (0: all).", visibility: .hidden))
+    var directWrites: Int?
+
     func validate() throws {
         guard Self.speedRange.contains(speed) else {
             throw ValidationError("--speed must be between \(Self.speedRange.lowerBound) and \(Int(Self.speedRange.upperBound)) (got \(speed))")
         }
         guard waitForClients >= 0 else { throw ValidationError("--wait-for-clients must not be negative") }
+        if let directWrites, directWrites < 0 { throw ValidationError("--direct-writes must not be negative") }
         if !replay.isEmpty && !devices.isEmpty { throw ValidationError("--replay and --device cannot be used together") }
         if desc != nil && replay.isEmpty { throw ValidationError("--desc goes with --replay") }
         if loop && replay.isEmpty { throw ValidationError("--loop goes with --replay") }
@@ -141,6 +146,9 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
         }
         // A client that vanishes mid-write must cost an EPIPE, never the process.
         signal(SIGPIPE, SIG_IGN)
+        // Two descriptors per client (OpenFileLimit.swift says why): systemd's soft limit of 1024 would end
+        // accepting at about 500.
+        OpenFileLimit.raiseToHardLimit()
         DaemonLogHandler.bootstrap(level: logLevel.level)
         let logger = Logger(label: "edgeswiped")
         let settings = try loadSettings(logger: logger)

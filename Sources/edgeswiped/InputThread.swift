@@ -162,8 +162,8 @@ final class InputThread: @unchecked Sendable {
                 publish(events, stateGeneration, rotations)
                 events.removeAll(keepingCapacity: true)
             }
-            // After the publish: a held reply goes out once what it reports is on disk (now, for a store that
-            // writes before publishing; later, for one that writes in the background) and in every later hello.
+            // After the publish: a held reply goes out once what it reports is on disk (the state writer marks it,
+            // on its own thread; at once without a state directory) and in every later hello.
             if !heldReplies.isEmpty {
                 let generation = stateGeneration
                 for reply in heldReplies { barrier.whenPersisted(generation, reply) }

@@ -10,7 +10,9 @@ import SystemPackage
 //   their own and read what clients send, or delete it: refused (exit 69). So is one the daemon binds in that
 //   belongs to another user, unless it is sticky and root's (/tmp).
 // - The socket file (an adopted, socket-activated one; the daemon binds its own 0660): world-writable lets every
-//   local user connect, which only the access policy then stops: a warning.
+//   local user connect, which only the access policy then stops: a warning, unless the policy admits the seat's
+//   active session. That user is in no group of ours, so the file must let every user reach the credential
+//   check (as the system bus's socket does), and the check is the gate.
 // - The state directory: writable by others without the sticky bit, or owned by another user: not used (the
 //   daemon runs without persistence). The state file: a symbolic link, not a regular file, writable by every
 //   user, or owned by someone else: moved aside unread (see StateStore); writable by its group: a warning.
@@ -51,7 +53,11 @@ enum ModeChecks {
     }
 
     /// Checks the socket before it is bound (or, when systemd passed it, as it is). Throws to refuse to start.
-    static func checkSocket(_ listener: ServerConfiguration.Listener, logger: Logger) throws(StartupError) {
+    /// `admitsActiveSession`: the policy admits the seat's active session, whose user only a socket every user
+    /// can reach lets in.
+    static func checkSocket(
+        _ listener: ServerConfiguration.Listener, admitsActiveSession: Bool, logger: Logger
+    ) throws(StartupError) {
         let path: String
         switch listener {
         case .path(let p):
@@ -59,8 +65,8 @@ enum ModeChecks {
         case .fileDescriptor(let fd):
             guard let bound = SocketActivation.path(of: fd) else { return }
             path = bound
-            if let st = try? Stat(FilePath(bound)), isWorldWritable(st) {
-                logger.warning("socket \(bound) is writable by every user (mode \(octal(st))): any local user can connect, and only the access policy keeps them out; set SocketMode=0660 in the socket unit")
+            if let st = try? Stat(FilePath(bound)), isWorldWritable(st), !admitsActiveSession {
+                logger.warning("socket \(bound) is writable by every user (mode \(octal(st))): any local user can connect, and only the access policy keeps them out; set SocketMode=0660 in the socket unit (0666 is for a policy that admits \"active-session\")")
             }
         }
         guard !path.hasPrefix("@") else { return }

@@ -4,9 +4,8 @@ import Synchronization
 ///
 /// The input thread numbers the batches it publishes that hold a `state` event (generations); whoever writes the
 /// state file says how far it has got (``markPersisted(through:)``), and a reply held for generation N goes out
-/// once N is persisted. Today the state is written on the input thread before each batch is published, so the
-/// reply goes out right after the publish; a writer that runs in the background marks generations as it finishes
-/// them, and the replies follow, with no change to the input thread.
+/// once N is persisted. The state writer (StateWriter.swift) saves in the background and marks generations as it
+/// finishes them; the replies follow then, on its thread, and the input thread never waits for them.
 final class PersistenceBarrier: Sendable {
     private struct State {
         var persisted: UInt64 = 0

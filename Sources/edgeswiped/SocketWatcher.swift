@@ -1,3 +1,4 @@
+import EdgeSwipeCore
 import EdgeSwipeServer
 import EdgeSwipeSystem
 import Logging
@@ -6,8 +7,9 @@ import Synchronization
 // A socket file deleted (or replaced) while the daemon runs is noticed at once, and the
 // socket is bound again; a daemon must never be silently unreachable.
 //
-// The watcher is a thread asleep on an inotify descriptor for the socket's directory (DirectoryWatch) and a wake-up
-// pipe to stop it: no timer, no wake-up while nothing happens. What it does:
+// The watcher is an inotify descriptor for the socket's directory (DirectoryWatch), waited on by the server's
+// accepting thread next to the listening socket (EdgeSwipeServer.attach): no thread of its own, no timer, no
+// wake-up while nothing happens. What it does:
 // - the file is deleted or renamed away: logs an error, binds the path again (`EdgeSwipeServer.rebind()`), logs
 //   that it did and sets the systemd status; when binding fails, or the socket came from systemd (which owns it),
 //   it logs the error and sets `STATUS=` to say that new clients cannot connect.
@@ -19,7 +21,7 @@ import Synchronization
 //   socket still comes back as soon as the peer stops, within the current wait.
 // - the directory itself is removed: reported; nothing is recreated (its owner and mode are not ours to choose).
 // Clients already connected are never affected.
-final class SocketWatcher: Sendable {
+final class SocketWatcher: AcceptLoopCompanion, Sendable {
     private let path: String
     private let name: String
     private let directory: String
@@ -28,9 +30,8 @@ final class SocketWatcher: Sendable {
     private let logger: Logger
     private let notify: SDNotify?
     private let watch: DirectoryWatch
-    private let wake: WakePipe
-    private let stopped = Mutex(false)
-    private let thread = Mutex<SystemThread?>(nil)
+    /// The directory went away: nothing more will be reported, and nothing is done.
+    private let finished = Mutex(false)
     /// The socket file that is ours, to tell our own re-creation from someone else's file.
     private let ownFile = Mutex<FileIdentity?>(nil)
     /// How many times the socket was bound again; for tests and logs.
@@ -62,18 +63,14 @@ final class SocketWatcher: Sendable {
             logger.warning("cannot watch \(directory) for the socket's deletion: \(error)")
             return nil
         }
-        guard let wake = try? WakePipe() else { return nil }
-        let watcher = SocketWatcher(
-            path: path, directory: directory, server: server, canRebind: canRebind, logger: logger, watch: watch, wake: wake)
+        let watcher = SocketWatcher(path: path, directory: directory, server: server, canRebind: canRebind, logger: logger, watch: watch)
         watcher.rememberInode()
-        guard let thread = try? SystemThread.start(name: "edgeswipe-watch", { watcher.run() }) else { return nil }
-        watcher.thread.withLock { $0 = thread }
+        server.attach(watcher)
         return watcher
     }
 
     private init(
-        path: String, directory: String, server: EdgeSwipeServer, canRebind: Bool, logger: Logger, watch: DirectoryWatch,
-        wake: WakePipe
+        path: String, directory: String, server: EdgeSwipeServer, canRebind: Bool, logger: Logger, watch: DirectoryWatch
     ) {
         self.path = path
         self.name = String(path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...])
@@ -83,14 +80,12 @@ final class SocketWatcher: Sendable {
         self.logger = logger
         self.notify = SDNotify.fromEnvironment()
         self.watch = watch
-        self.wake = wake
     }
 
-    /// Stops the thread (before the server shuts down and removes its own socket file). Waits for it to finish.
+    /// Stops watching (before the server shuts down and removes its own socket file); once it returns, nothing
+    /// more is checked.
     func stop() {
-        guard stopped.withLock({ s in defer { s = true }; return !s }) else { return }
-        wake.wake()
-        thread.withLock { $0 }?.join()
+        server.detachCompanion()
     }
 
     private func rememberInode() {
@@ -98,43 +93,34 @@ final class SocketWatcher: Sendable {
         ownFile.withLock { $0 = file }
     }
 
-    private func run() {
-        let waiter = DescriptorWaiter()
-        waiter.add(watch.descriptor)
-        waiter.add(wake.readEnd)
-        // A deletion between binding and the watch being added made no event: look once now.
-        check()
-        while true {
-            // No timeout unless a rebind is held back: an idle watcher never wakes.
-            let timeout: Int64? = pace.withLock { p in
-                guard let due = p.dueAt else { return nil }
-                let now = MonotonicClock.now().microseconds
-                return due <= now ? 0 : Int64(min(UInt64(Int64.max), due - now))
+    var descriptor: Int32 { watch.descriptor.rawValue }
+
+    /// A held-back rebind, when there is one.
+    var nextDeadline: MonotonicInstant? { pace.withLock { $0.dueAt.map(MonotonicInstant.init(microseconds:)) } }
+
+    private let introduced = Mutex(false)
+
+    /// On the accepting thread: once when attached (a deletion between binding and the watch being added made no
+    /// event: look once), then on every inotify event and when a held-back rebind is due.
+    func service(now: MonotonicInstant) {
+        guard !finished.withLock({ $0 }) else { return }
+        if !introduced.withLock({ i in defer { i = true }; return i }) { check() }
+        rebindIfDue()
+        var touched = false, directoryGone = false
+        for event in watch.read() {
+            switch event {
+            case .directoryGone: directoryGone = true
+            // An overflowed queue may have lost the event about our file: look at it anyway.
+            case .eventsLost: touched = true
+            case .entryChanged(let entry): if entry == name { touched = true }
             }
-            do { try waiter.wait(timeoutMicroseconds: timeout) } catch {
-                logger.error("socket watch: poll failed (\(error)); no longer watching \(path)")
-                return
-            }
-            if waiter.isReady(1) || stopped.withLock({ $0 }) { return }
-            guard waiter.isReady(0) else {
-                rebindIfDue()
-                continue
-            }
-            var touched = false, directoryGone = false
-            for event in watch.read() {
-                switch event {
-                case .directoryGone: directoryGone = true
-                // An overflowed queue may have lost the event about our file: look at it anyway.
-                case .eventsLost: touched = true
-                case .entryChanged(let entry): if entry == name { touched = true }
-                }
-            }
-            if directoryGone {
-                report("the socket's directory \(directory) was removed or moved; new clients cannot connect to \(path) until edgeswiped is restarted")
-                return
-            }
-            if touched { check() }
         }
+        if directoryGone {
+            finished.withLock { $0 = true }
+            report("the socket's directory \(directory) was removed or moved; new clients cannot connect to \(path) until edgeswiped is restarted")
+            return
+        }
+        if touched { check() }
     }
 
     /// Looks at the path after an event about it and acts on what is there now.

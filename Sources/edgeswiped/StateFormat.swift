@@ -39,13 +39,17 @@ struct SavedState: Codable, Equatable {
     var version: Int
     /// Seconds since 1970, for people reading the file.
     var savedAt: Int?
+    /// Counts the states saved in this state directory, across restarts: each save is numbered one past the
+    /// file it replaces, so a file that went back (an older state written over a newer one) would show. Absent
+    /// from files written before it existed (read as 0).
+    var generation: UInt64?
     var containers: [SavedContainer]
     /// Rotations clients set (`set-rotation`), by device identity, oldest first; absent in files written before
     /// the daemon had them, and when none is set.
     var rotations: [RememberedRotation]?
 
     enum CodingKeys: String, CodingKey {
-        case version, savedAt = "saved_at", containers, rotations
+        case version, savedAt = "saved_at", generation, containers, rotations
     }
 
     /// The saved rotations within the limits every state is held to: at most
@@ -84,9 +88,11 @@ enum StateFormatError: Error, Equatable, CustomStringConvertible {
 
 extension SavedState {
     /// The file's bytes for `containers`: sorted keys, indented, a final newline.
-    static func encode(_ containers: [Container], rotations: [RememberedRotation] = [], savedAt: Int) throws(StateFormatError) -> [UInt8] {
+    static func encode(
+        _ containers: [Container], rotations: [RememberedRotation] = [], savedAt: Int, generation: UInt64
+    ) throws(StateFormatError) -> [UInt8] {
         let state = SavedState(
-            version: currentVersion, savedAt: savedAt, containers: containers.map(SavedContainer.init),
+            version: currentVersion, savedAt: savedAt, generation: generation, containers: containers.map(SavedContainer.init),
             rotations: rotations.isEmpty ? nil : rotations)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]

@@ -8,9 +8,10 @@ import SystemPackage
 
 // The containers' state survives a restart, a crash and SIGKILL.
 //
-// After every completed transition the input thread publishes a `.state` event; before it goes to clients the
-// containers are written to `<state dir>/state.json` atomically (AtomicFileWriter: a temporary file, fsync, rename
-// over the old one, fsync of the directory), so what a client was told is what a restart restores. At start-up the
+// After every completed transition the input thread publishes a `.state` event and hands the containers to the
+// state writer (StateWriter.swift), which writes them to `<state dir>/state.json` on its own thread, atomically
+// (AtomicFileWriter: a temporary file, fsync, rename over the old one, fsync of the directory); the input thread
+// never waits for the disk. A reply to a request that changed the state waits until it is on disk. At start-up the
 // file is read back and replaces the configured initial state of every container whose name and kind still match
 // the configuration (StateFormat.swift). A file that cannot be read is moved aside (`state.json.corrupt-<time>`) and
 // the daemon starts from the configured state: losing a tab selection must never stop the daemon. The directory and
@@ -49,6 +50,8 @@ final class StateStore: Sendable {
         var latestContainers: [Container]?
         var latestRotations: [RememberedRotation] = []
         var lastError: String?
+        /// The generation of the file on disk (SavedState.generation): each save writes the next one.
+        var generation: UInt64 = 0
     }
     private let written = Mutex(Written())
 
@@ -109,6 +112,7 @@ final class StateStore: Sendable {
         // What a save before any transition (a rotation set) writes as the containers.
         written.withLock { $0.latestContainers = configuration.containers }
         guard let saved = load() else { return configuration }
+        written.withLock { $0.generation = saved.generation ?? 0 }
         let (restored, notes) = saved.restore(into: configuration)
         var names: [String] = []
         for note in notes {
@@ -209,19 +213,11 @@ final class StateStore: Sendable {
 
     // MARK: Saving
 
-    /// Saves the state of the last `.state` event among `events`, if the containers changed since the last save.
-    /// Called on the input thread before the events are published.
-    /// `rotations`: the rotations clients set now, when they changed.
-    func record(_ events: [EngineEvent], rotations: [RememberedRotation]? = nil) {
-        let snapshot = events.last(where: { if case .state = $0 { true } else { false } })
-        if case .state(let state)? = snapshot {
-            save(state.containers, rotations: rotations)
-        } else if let rotations {
-            save(nil, rotations: rotations)
-        }
-    }
+    /// The generation of the state file on disk (0: none written by a daemon that numbers them).
+    var generation: UInt64 { written.withLock { $0.generation } }
 
-    /// Writes the state file if what it would hold changed; `nil`: that part as it was.
+    /// Writes the state file if what it would hold changed, numbered one past the file on disk; `nil`: that part as
+    /// it was. Called by the state writer's thread only (StateWriter.swift), never by the input thread.
     func save(_ containers: [Container]?, rotations: [RememberedRotation]? = nil) {
         written.withLock { w in
             if let containers { w.latestContainers = containers }
@@ -233,7 +229,8 @@ final class StateStore: Sendable {
             let started = MonotonicClock.now()
             do {
                 let bytes: [UInt8]
-                do { bytes = try SavedState.encode(containers, rotations: rotations, savedAt: Int(time(nil))) } catch {
+                do { bytes = try SavedState.encode(
+                        containers, rotations: rotations, savedAt: Int(time(nil)), generation: w.generation + 1) } catch {
                     // StateLimits keeps the state well below the limit; a file this large would be moved aside at
                     // the next start.
                     logger.critical("bug: \(error); not saving it")
@@ -242,6 +239,7 @@ final class StateStore: Sendable {
                 try writer.write(bytes, to: Self.fileName)
                 w.containers = containers
                 w.rotations = rotations
+                w.generation += 1
                 if w.lastError != nil { logger.notice("state: saving works again", metadata: ["file": "\(path)"]) }
                 w.lastError = nil
             } catch {

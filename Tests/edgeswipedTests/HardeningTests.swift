@@ -473,17 +473,24 @@ struct HardeningTests {
         #expect(daemon.waitForExit() == 0)
     }
 
-    @Test("start-up checks a socket systemd passed: one every user can write is reported", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate"), "systemd-socket-activate is not installed"),
-          arguments: [(0o666 as mode_t, true), (0o660 as mode_t, false)])
-    func passedSocketMode(_ mode: mode_t, warns: Bool) throws {
+    /// A socket every user can write is a warning, unless the policy admits the seat's active session: that user
+    /// is in no group of ours, so the installed socket unit opens the file to everyone and the credentials decide.
+    @Test("start-up checks a socket systemd passed: one every user can write is reported, unless [access] admits the active session", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate"), "systemd-socket-activate is not installed"),
+          arguments: [(0o666 as mode_t, false, true), (0o660 as mode_t, false, false), (0o666 as mode_t, true, false)])
+    func passedSocketMode(_ mode: mode_t, activeSession: Bool, warns: Bool) throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("activated.sock").path
+        let config = activeSession
+            ? ["--config", try DaemonProcess.writeConfig("[access]\nread = [\"active-session\", \"owner\"]\n", in: dir).path] : []
         // systemd-socket-activate binds the socket, then starts the daemon at the first connection: the mode is
         // set in between, as a socket unit's SocketMode= would.
         let daemon = try DaemonProcess(
-            ["--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir, socketName: "activated.sock",
-            launcher: ["/usr/bin/systemd-socket-activate", "-l", path, "-E", "ASAN_OPTIONS", "-E", "LSAN_OPTIONS", "-E", "TSAN_OPTIONS"])
+            ["--replay", Paths.demo.path, "--wait-for-clients", "99"] + config, directory: dir, socketName: "activated.sock",
+            // No system bus: "active-session" then admits nobody, and the daemon's own uid still reads.
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(dir.path)/no-bus"],
+            launcher: ["/usr/bin/systemd-socket-activate", "-l", path, "-E", "ASAN_OPTIONS", "-E", "LSAN_OPTIONS", "-E", "TSAN_OPTIONS",
+                       "-E", "DBUS_SYSTEM_BUS_ADDRESS"])
         #expect(waitUntil(timeout: 30) { FileManager.default.fileExists(atPath: path) }, "the launcher bound \(path)")
         #expect(chmod(path, mode) == 0)
         try daemon.waitUntilListening()

@@ -61,6 +61,25 @@ struct SeatTests {
         #expect(daemon.log.contains("active session on seat0: session s2 (uid 4242)"), "\(daemon.log)")
     }
 
+    @Test("a session whose user logind cannot tell yet is asked about again, not left refused until the next switch")
+    func sessionReadRetried() throws {
+        let bus = try MockSeatBus(["logind"])
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try daemon(in: dir, config: Self.sessionAccess, bus: bus)
+        try daemon.waitUntilListening()
+        #expect(!admitted(daemon.socketPath), "no session: nobody is admitted")
+        // The seat switches to a session whose user cannot be read (no such object yet, as a call that timed out).
+        try bus.send("activate-ahead s7")
+        #expect(waitUntil(timeout: 10) { daemon.log.contains("asking again for the active session") }, "\(daemon.log)")
+        #expect(!admitted(daemon.socketPath), "closed while the session's user is unknown")
+        // logind can answer now; no further seat signal comes, and the daemon's next question admits us.
+        try bus.send("add-session s7 \(getuid()) me")
+        #expect(waitUntil(timeout: 15) { admitted(daemon.socketPath) }, "\(daemon.log)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
     @Test("static lists still admit whoever they name, whatever session is active")
     func staticListsBesideTheSession() throws {
         let bus = try MockSeatBus(["logind"])
