@@ -34,6 +34,7 @@ all: build
 build:
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswiped
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswipectl
+	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswipe-web
 
 test:
 	scripts/test
@@ -42,7 +43,7 @@ install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(UDEVDIR) \
 		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/edgeswipe $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
-	install -m 0755 $(BIN)/edgeswiped $(BIN)/edgeswipectl $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(BIN)/edgeswiped $(BIN)/edgeswipectl $(BIN)/edgeswipe-web $(DESTDIR)$(BINDIR)/
 	for unit in edgeswiped.service edgeswiped.socket; do \
 		sed 's|/usr/local/bin|$(BINDIR)|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
 		sed 's|/usr/local/bin|$(BINDIR)|g' systemd/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit; \
@@ -55,17 +56,19 @@ install: build
 	# Manual pages come from the command-line definitions, through swift-argument-parser's plugin.
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --product edgeswiped --section 8
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --product edgeswipectl --section 1
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --product edgeswipe-web --section 1
 	install -m 0644 .build/plugins/GenerateManual/outputs/edgeswiped/edgeswiped.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 .build/plugins/GenerateManual/outputs/edgeswipectl/edgeswipectl.1 $(DESTDIR)$(MANDIR)/man1/
-	for tool in edgeswiped edgeswipectl; do \
+	install -m 0644 .build/plugins/GenerateManual/outputs/edgeswipe-web/edgeswipe-web.1 $(DESTDIR)$(MANDIR)/man1/
+	for tool in edgeswiped edgeswipectl edgeswipe-web; do \
 		$(BIN)/$$tool --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/$$tool; \
 		$(BIN)/$$tool --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_$$tool; \
 		$(BIN)/$$tool --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/$$tool.fish; \
 	done
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/edgeswiped $(DESTDIR)$(BINDIR)/edgeswipectl \
+	rm -f $(DESTDIR)$(BINDIR)/edgeswiped $(DESTDIR)$(BINDIR)/edgeswipectl $(DESTDIR)$(BINDIR)/edgeswipe-web \
 		$(DESTDIR)$(UNITDIR)/edgeswiped.service $(DESTDIR)$(UNITDIR)/edgeswiped.socket \
 		$(DESTDIR)$(USERUNITDIR)/edgeswiped.service $(DESTDIR)$(USERUNITDIR)/edgeswiped.socket \
 		$(DESTDIR)$(UDEVDIR)/71-edgeswipe.rules $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf \
-		$(DESTDIR)$(MANDIR)/man8/edgeswiped.8 $(DESTDIR)$(MANDIR)/man1/edgeswipectl.1
+		$(DESTDIR)$(MANDIR)/man8/edgeswiped.8 $(DESTDIR)$(MANDIR)/man1/edgeswipectl.1 $(DESTDIR)$(MANDIR)/man1/edgeswipe-web.1

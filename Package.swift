@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "edgeswiped", targets: ["edgeswiped"]),
         .executable(name: "edgeswipectl", targets: ["edgeswipectl"]),
+        .executable(name: "edgeswipe-web", targets: ["edgeswipe-web"]),
         .library(name: "EdgeSwipeCore", targets: ["EdgeSwipeCore"]),
         .library(name: "EdgeSwipeProtocol", targets: ["EdgeSwipeProtocol"]),
         .library(name: "EdgeSwipeClient", targets: ["EdgeSwipeClient"]),
@@ -28,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.6.0"),
     ],
     targets: [
         // Pure Swift, no I/O, no C, no clock: units, touch model, recognizers, transitions, the engine.
@@ -113,10 +116,41 @@ let package = Package(
         .executableTarget(
             name: "edgeswipectl",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
+                "EdgeSwipeCore", "EdgeSwipePlot", "EdgeSwipeInput", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+
+        // `edgeswipectl plot`: what a replay decided, drawn as one SVG (a small writer of our own, no dependency).
+        .target(name: "EdgeSwipePlot", dependencies: ["EdgeSwipeCore", "EdgeSwipeProtocol"], swiftSettings: strictSwift6),
+
+        // The web bridge: one daemon client fanned out to browser tabs over HTTP and WebSocket. Its own executable,
+        // so that the daemon and the CLI never link an HTTP server. The page and `edgeswipe.js` are embedded.
+        .target(
+            name: "EdgeSwipeWeb",
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/edgeswipe.js"), .embedInCode("Web/page.js")],
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
+            name: "edgeswipe-web",
+            dependencies: [
+                "EdgeSwipeWeb", "EdgeSwipeClient", "EdgeSwipeSystem",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -173,13 +207,17 @@ let package = Package(
             name: "EdgeSwipeClientTests", dependencies: ["EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6
         ),
+        .testTarget(name: "EdgeSwipeWebTests", dependencies: ["EdgeSwipeWeb", "EdgeSwipeProtocol", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strictSwift6),
+        .testTarget(name: "EdgeSwipePlotTests", dependencies: ["EdgeSwipePlot", "EdgeSwipeCore"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeBenchSupportTests", dependencies: ["EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput"], swiftSettings: strictSwift6),
         .testTarget(
             name: "edgeswipedTests",
             dependencies: [
-                "EdgeSwipeProtocol", "EdgeSwipeInput", "EdgeSwipeFingerScript", "EdgeSwipeSystem", "EdgeSwipeTestSupport",
+                "EdgeSwipeCore", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeInput", "EdgeSwipeFingerScript", "EdgeSwipeSystem", "EdgeSwipeTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
+            // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses.
+            exclude: ["Web"],
             swiftSettings: strictSwift6),
     ]
 )

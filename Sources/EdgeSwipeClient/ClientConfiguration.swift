@@ -112,3 +112,24 @@ public enum ClientError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension EdgeSwipeClient {
+    /// Where a client looks for the daemon when told nothing: `$EDGESWIPE_SOCKET`, else
+    /// `$XDG_RUNTIME_DIR/edgeswipe.sock` if it exists (a user's own daemon), else the system service's
+    /// `/run/edgeswipe/edgeswipe.sock`. Every command that takes `--socket` uses this rule.
+    public static func defaultSocketPath(environment: [String: String], exists: (String) -> Bool) -> String {
+        if let explicit = environment["EDGESWIPE_SOCKET"], !explicit.isEmpty { return explicit }
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            let user = runtime + "/edgeswipe.sock"
+            if exists(user) { return user }
+        }
+        return systemSocketPath
+    }
+
+    /// The system service's socket.
+    public static let systemSocketPath = "/run/edgeswipe/edgeswipe.sock"
+
+    /// What `--socket` says about its default, in every command's help.
+    public static let defaultSocketHelp =
+        "Default: $EDGESWIPE_SOCKET, else $XDG_RUNTIME_DIR/edgeswipe.sock if it exists, else /run/edgeswipe/edgeswipe.sock."
+}

@@ -32,7 +32,7 @@ final class ClientHandler: ChannelInboundHandler {
                 case .line(let line, _):
                     // A line this client cannot decode (a newer server's shape) is skipped, not fatal: the
                     // stream stays in sync because framing is by newline.
-                    if let message = try? ServerMessage(line: line) { client.receive(message, on: channel) }
+                    if let message = try? ServerMessage(line: line) { client.receive(message, line: line, on: channel) }
                 case .oversized:
                     break
                 }

@@ -45,6 +45,10 @@ public final class EdgeSwipeClient: Sendable {
         if ownsGroup { group.shutdownGracefully { _ in } }
     }
 
+    /// The ``ClientError/connectionFailed(path:reason:)`` reason when the connection was made and the server
+    /// closed it: without a hello, that is how the daemon refuses a peer its access policy does not admit.
+    public static let closedByServer = "the server closed the connection"
+
     /// Whether a connection is up and has said hello.
     public var isConnected: Bool { state.withLockedValue { $0.channel != nil && $0.helloSeen } }
 
@@ -72,6 +76,24 @@ public final class EdgeSwipeClient: Sendable {
             startIfNeeded()
         }
         return MessageStream(base: stream)
+    }
+
+    /// What an observer is told, on the client's event loop, in order.
+    public enum Observation: Sendable {
+        /// A message, with the very bytes of its line (without the newline): what a relay passes on untouched.
+        case message(ServerMessage, line: [UInt8])
+        /// The connection dropped (a new one, with its own `hello`, follows if the client reconnects).
+        case disconnected
+    }
+
+    /// Calls `body` for every message (except the replies and errors that answer this client's own requests) and
+    /// every disconnection, synchronously on the client's event loop, before the message streams see them.
+    ///
+    /// For relays that fan the stream out further (the web bridge): no task hop and no second decoding. `body`
+    /// must return quickly and never block, as it holds up the connection's reads.
+    public func observe(_ body: @escaping @Sendable (Observation) -> Void) {
+        state.withLockedValue { $0.observers.append(body) }
+        startIfNeeded()
     }
 
     // MARK: Requests
@@ -246,7 +268,7 @@ public final class EdgeSwipeClient: Sendable {
                 if state.withLockedValue({ $0.closed }) { try? await channel.close() }
                 try? await channel.closeFuture.get()
                 if state.withLockedValue({ $0.hellos }) > hellosBefore { attempt = 0 }
-                failure = "the server closed the connection"
+                failure = Self.closedByServer
             } catch {
                 failure = "\(error)"
             }
@@ -287,10 +309,11 @@ public final class EdgeSwipeClient: Sendable {
             }
         }
         failPendingWrites(with: .disconnected(path: socketPath))
+        for observer in state.withLockedValue({ $0.observers }) { observer(.disconnected) }
     }
 
     /// Called on the event loop for each decoded line, in order.
-    func receive(_ message: ServerMessage, on channel: any Channel) {
+    func receive(_ message: ServerMessage, line: [UInt8], on channel: any Channel) {
         var resolved: (Int64, Result<ReplyMessage, ClientError>)? = nil
         switch message {
         case .reply(let r):
@@ -304,6 +327,7 @@ public final class EdgeSwipeClient: Sendable {
             break
         }
         if let (id, result) = resolved, resolve(id, result) { return }
+        for observer in state.withLockedValue({ $0.observers }) { observer(.message(message, line: line)) }
         let overflowed = state.withLockedValue { s -> [Int] in
             if let topic = message.topic, let subscription = s.subscription, !subscription.topics.contains(topic) { return [] }
             var full: [Int] = []
@@ -404,6 +428,7 @@ struct ClientState {
     var nextRequestID: Int64 = 1
     var subscribers: [Int: AsyncThrowingStream<ServerMessage, any Error>.Continuation] = [:]
     var nextSubscriberKey = 0
+    var observers: [@Sendable (EdgeSwipeClient.Observation) -> Void] = []
 }
 
 /// The reply to `status`.

@@ -162,6 +162,15 @@ public struct EngineConfiguration: Hashable, Sendable, Codable {
         self.overscroll = overscroll
     }
 
+    /// The edges with at least one binding for `kind`: where a first touch is judged (and what a plot shades).
+    public func boundEdges(for kind: DeviceKind) -> Edges {
+        var e: Edges = []
+        for b in bindings where b.listens(to: kind) {
+            if let edge = b.edge { e.insert(edge.edges) }
+        }
+        return e
+    }
+
     public func settings(for kind: DeviceKind) -> DeviceKindSettings {
         switch kind {
         case .touchscreen: touchscreen

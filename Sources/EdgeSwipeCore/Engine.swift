@@ -34,15 +34,8 @@ public struct Engine: Sendable {
         var touchpad: Edges
 
         init(_ configuration: EngineConfiguration) {
-            func edges(_ kind: DeviceKind) -> Edges {
-                var e: Edges = []
-                for b in configuration.bindings where b.listens(to: kind) {
-                    if let edge = b.edge { e.insert(edge.edges) }
-                }
-                return e
-            }
-            touchscreen = edges(.touchscreen)
-            touchpad = edges(.touchpad)
+            touchscreen = configuration.boundEdges(for: .touchscreen)
+            touchpad = configuration.boundEdges(for: .touchpad)
         }
 
         subscript(kind: DeviceKind) -> Edges {
@@ -611,11 +604,16 @@ public struct Engine: Sendable {
         guard let t = runningIndex(id) else { return }
         // The transition's own (clamped) percent, at the finger's velocity.
         let release = Progress(percent: running[t].last.progress.percent, velocity: velocity)
-        let finish = !cancelled && devices[index].decision.shouldFinish(release)
+        let decision = devices[index].decision
+        let judgement = cancelled ? nil : ReleaseJudgement(
+            projected: decision.projectedPercent(release), threshold: decision.threshold,
+            flickVelocity: decision.flickVelocity)
+        let finish = judgement?.finishes ?? false
         let handed = cancelled ? PercentPerSecond.zero : velocity
         events.append(.interaction(InteractionEvent(
             time: now, transition: id, container: containers[running[t].container].name, phase: .ended,
-            cancelled: !finish, percent: release.percent, velocity: handed.isFinite ? handed : .zero)))
+            cancelled: !finish, percent: release.percent, velocity: handed.isFinite ? handed : .zero,
+            decision: judgement)))
         running[t].nextTick = now.advanced(by: configuration.tickInterval)
         apply(finish ? .finish(velocity: handed) : .cancel(velocity: handed), to: t, into: &events)
         settle(upTo: now, into: &events)

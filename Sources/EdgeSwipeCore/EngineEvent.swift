@@ -194,6 +194,42 @@ public struct InteractionEvent: Hashable, Sendable {
     public var percent: Percent
     /// Percent per second: the release velocity on ended (`completionVelocity`), the caught run-out's on began.
     public var velocity: PercentPerSecond
+    /// On ended, when the release decision judged it: where the release velocity would carry the transition
+    /// (``ReleaseDecision/projectedPercent(_:)``) and the threshold it was held against. `nil` when the touch was
+    /// cancelled, which always cancels. Plots draw these rather than recomputing them, so they show the very
+    /// numbers that decided.
+    public var decision: ReleaseJudgement?
+
+    public init(
+        time: MonotonicInstant, transition: TransitionID, container: String, phase: Phase, cancelled: Bool?,
+        percent: Percent, velocity: PercentPerSecond, decision: ReleaseJudgement? = nil
+    ) {
+        self.time = time
+        self.transition = transition
+        self.container = container
+        self.phase = phase
+        self.cancelled = cancelled
+        self.percent = percent
+        self.velocity = velocity
+        self.decision = decision
+    }
+}
+
+/// What the release decision saw and concluded, for a plot or a log to show.
+public struct ReleaseJudgement: Hashable, Sendable {
+    /// Where the release would carry the transition (the percent itself below the flick velocity).
+    public var projected: Percent
+    /// The projected percent at or past which it finishes.
+    public var threshold: Percent
+    /// Release speeds below this were taken as zero (no projection).
+    public var flickVelocity: PercentPerSecond
+    public var finishes: Bool { projected >= threshold }
+
+    public init(projected: Percent, threshold: Percent, flickVelocity: PercentPerSecond) {
+        self.projected = projected
+        self.threshold = threshold
+        self.flickVelocity = flickVelocity
+    }
 }
 
 /// A state machine's step, for the `old -> event -> new` log, or an event it could not take (a bug). Never sent

@@ -222,8 +222,11 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
     }
 
     /// Plays everything into `engine`, handing each engine event to `body` as it happens. The buffer is reused,
-    /// so a long recording does not pile up events in memory.
-    public mutating func play(into engine: inout Engine, _ body: (EngineEvent) -> Void) {
+    /// so a long recording does not pile up events in memory. `input`, when given, sees each input step (the
+    /// touches themselves, which a plot draws) just before the engine takes it, after the ticks that precede it.
+    public mutating func play(
+        into engine: inout Engine, input: ((InputStep) -> Void)? = nil, _ body: (EngineEvent) -> Void
+    ) {
         var buffer: [EngineEvent] = []
         func flush() {
             for event in buffer { body(event) }
@@ -231,6 +234,8 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
         }
         while let step = next() {
             Self.runDeadlines(of: &engine, before: step.time, into: &buffer)
+            flush()
+            input?(step)
             step.apply(to: &engine, into: &buffer)
             flush()
         }

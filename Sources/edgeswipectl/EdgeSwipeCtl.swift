@@ -1,4 +1,5 @@
 import ArgumentParser
+import EdgeSwipeClient
 import EdgeSwipeSystem
 import SystemPackage
 
@@ -15,24 +16,17 @@ struct EdgeSwipeCtl: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Monitor.self, Status.self, Devices.self, Ping.self, Push.self, Pop.self, Present.self, Dismiss.self,
-            Tab.self, Show.self, Rotate.self, Replay.self,
+            Tab.self, Show.self, Rotate.self, Replay.self, Plot.self,
         ])
 }
 
 /// `--socket`, on every subcommand that talks to the daemon.
 struct SocketOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The daemon's socket.", discussion: "Default: $EDGESWIPE_SOCKET, else $XDG_RUNTIME_DIR/edgeswipe.sock if it exists, else /run/edgeswipe/edgeswipe.sock.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The daemon's socket.", discussion: EdgeSwipeClient.defaultSocketHelp, valueName: "path"))
     var socket: String?
 
     var path: String {
-        if let socket { return socket }
-        let environment = ProcessEnvironment.current()
-        if let explicit = environment["EDGESWIPE_SOCKET"], !explicit.isEmpty { return explicit }
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-            let user = runtime + "/edgeswipe.sock"
-            if (try? Stat(FilePath(user))) != nil { return user }
-        }
-        return "/run/edgeswipe/edgeswipe.sock"
+        socket ?? EdgeSwipeClient.defaultSocketPath(environment: ProcessEnvironment.current()) { (try? Stat(FilePath($0))) != nil }
     }
 }
 
@@ -41,6 +35,7 @@ enum CtlExit {
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66
     static let unavailable: Int32 = 69
+    static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74
 }
 

@@ -19,49 +19,15 @@ struct Replay: ParsableCommand {
             0 once the last transition has settled.
             """)
 
-    @Argument(help: ArgumentHelp("Recordings to play together.", valueName: "file"))
-    var files: [String]
-
-    @Option(name: .long, help: ArgumentHelp("The evemu device description for events-only files.", valueName: "file"))
-    var desc: String?
-
-    @Option(name: .long, help: ArgumentHelp("Configuration file (TOML); default: the built-in one.", valueName: "file"))
-    var config: String?
+    @OptionGroup var input: ReplayInput
 
     @Flag(name: .long, help: "Print protocol messages as JSON lines instead of a readable log.")
     var json = false
 
     func run() throws {
-        let settings: EdgeSwipeSettings
-        if let config {
-            do {
-                settings = try ConfigParser.load(path: config)
-                for warning in settings.warnings { warn("edgeswipectl: \(warning)") }
-            } catch {
-                warn("edgeswipectl: \(error)")
-                throw ExitCode(CtlExit.dataError)
-            }
-        } else {
-            settings = .default
-        }
-        var recordings: [Recording] = []
-        for file in files {
-            guard FilePath(file).isReadable else {
-                warn("edgeswipectl: \(file): cannot read the file")
-                throw ExitCode(CtlExit.noInput)
-            }
-            // Streamed: the events are read from the file as they play, so a recording of any length replays in
-            // the memory of a few lines (EvemuStream.swift).
-            do { recordings.append(try Recording.stream(path: file, descriptionPath: desc)) } catch {
-                warn("edgeswipectl: \(error)")
-                throw ExitCode(CtlExit.dataError)
-            }
-        }
-        var player = RecordingPlayer(
-            recordings: recordings,
-            options: RecordingPlayer.Options(setup: settings.devices.setup(for: settings.engine)))
-        for skipped in player.skipped { warn("edgeswipectl: skipping \(skipped)") }
-        var engine = Engine(configuration: settings.engine)
+        var replay = try OfflineReplay(input)
+        let config = input.config
+        let settings = replay.settings
         let output = ChunkedOutput()
 
         if json {
@@ -79,7 +45,7 @@ struct Replay: ParsableCommand {
                     time: time, into: &output.bytes)
                 greeted = true
             }
-            player.play(into: &engine) { event in
+            replay.play { event in
                 if !greeted {
                     guard let time = event.time else {
                         waiting.append(event)
@@ -98,12 +64,78 @@ struct Replay: ParsableCommand {
             }
         } else {
             var log = ReadableLog()
-            player.play(into: &engine) { event in
+            replay.play { event in
                 if let line = log.line(for: event) { output.append(line) }
             }
             output.append(log.summary)
         }
         output.flush()
+        try replay.checkStreams()
+    }
+}
+
+/// What `replay` and `plot` read: the recordings, an events-only file's description, the configuration.
+struct ReplayInput: ParsableArguments {
+    @Argument(help: ArgumentHelp("Recordings to play together.", valueName: "file"))
+    var files: [String]
+
+    @Option(name: .long, help: ArgumentHelp("The evemu device description for events-only files.", valueName: "file"))
+    var desc: String?
+
+    @Option(name: .long, help: ArgumentHelp("Configuration file (TOML); default: the built-in one.", valueName: "file"))
+    var config: String?
+}
+
+/// The offline pipeline `replay` and `plot` share: the configuration, the recordings streamed from their files,
+/// the player on the recordings' own clock and the engine, with the same errors and exit codes for both.
+struct OfflineReplay {
+    let settings: EdgeSwipeSettings
+    private(set) var player: RecordingPlayer
+    private(set) var engine: Engine
+
+    /// Loads the configuration (the built-in one when `config` is `nil`) and opens the recordings; prints what is
+    /// wrong and throws the exit code when a file cannot be read or parsed.
+    init(_ input: ReplayInput) throws {
+        let (files, desc, config) = (input.files, input.desc, input.config)
+        if let config {
+            do {
+                settings = try ConfigParser.load(path: config)
+                for warning in settings.warnings { warn("edgeswipectl: \(warning)") }
+            } catch {
+                warn("edgeswipectl: \(error)")
+                throw ExitCode(CtlExit.dataError)
+            }
+        } else {
+            settings = .default
+        }
+        var recordings: [Recording] = []
+        for file in files {
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                warn("edgeswipectl: \(file): cannot read the file")
+                throw ExitCode(CtlExit.noInput)
+            }
+            // Streamed: the events are read from the file as they play, so a recording of any length replays in
+            // the memory of a few lines (EvemuStream.swift).
+            do { recordings.append(try Recording.stream(path: file, descriptionPath: desc)) } catch {
+                warn("edgeswipectl: \(error)")
+                throw ExitCode(CtlExit.dataError)
+            }
+        }
+        player = RecordingPlayer(
+            recordings: recordings,
+            options: RecordingPlayer.Options(setup: settings.devices.setup(for: settings.engine)))
+        for skipped in player.skipped { warn("edgeswipectl: skipping \(skipped)") }
+        engine = Engine(configuration: settings.engine)
+    }
+
+    /// Plays every recording to its end, and every run-out after it; `input` sees each touch frame before the
+    /// engine does.
+    mutating func play(input: ((InputStep) -> Void)? = nil, _ body: (EngineEvent) -> Void) {
+        player.play(into: &engine, input: input, body)
+    }
+
+    /// Throws the data-error exit code, saying why, if a streamed recording could not be played to its end.
+    func checkStreams() throws {
         if let failure = player.streamFailures.first {
             warn("edgeswipectl: \(failure)")
             throw ExitCode(CtlExit.dataError)

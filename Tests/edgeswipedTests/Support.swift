@@ -16,6 +16,9 @@ enum Paths {
     }()
     static let edgeswiped = products.appendingPathComponent("edgeswiped")
     static let edgeswipectl = products.appendingPathComponent("edgeswipectl")
+    static let edgeswipeWeb = products.appendingPathComponent("edgeswipe-web")
+    /// The web tests' Python helpers.
+    static let webHelpers = packageRoot.appendingPathComponent("Tests/edgeswipedTests/Web")
     static let shared = packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
     static var sharedRecordings: URL { shared.appendingPathComponent("recordings") }
     static var haveShared: Bool { FileManager.default.fileExists(atPath: sharedRecordings.path) }

@@ -1,0 +1,67 @@
+import EdgeSwipeProtocol
+import NIOCore
+@testable import EdgeSwipeWeb
+import Testing
+
+@Suite("bridge fan-out")
+struct HubTests {
+    static func message(_ json: String) throws -> (ServerMessage, [UInt8]) {
+        let line = Array(json.utf8)
+        return (try ServerMessage(line: line), line)
+    }
+
+    static func progress(_ id: Int, _ percent: Double) -> String {
+        #"{"type":"transition","seq":1,"time_us":1,"id":\#(id),"operation":"push","container":"app","from":"a","to":"b","direction":"forward","phase":"changed","percent":\#(percent),"velocity":0,"interactive":true,"progress":true,"geometry":{"from":{"scene":"a","frame":{"x":0,"y":0,"width":1,"height":1},"alpha":1,"z_index":0,"on_stage":true},"to":{"scene":"b","frame":{"x":1,"y":0,"width":1,"height":1},"alpha":1,"z_index":1,"on_stage":true}}}"#
+    }
+
+    @Test("a slow tab's progress lines coalesce to the newest per transition; essential lines all stay, in order")
+    func coalescing() async throws {
+        let hub = Hub(limits: .init(lines: 100, bytes: 1 << 20)) { Array(#"{"type":"bridge"}"#.utf8) }
+        let tab = hub.addTab()
+        #expect(await tab.next()?.count == 1, "the welcome (no hello yet)")
+        for p in stride(from: 0.1, through: 0.9, by: 0.1) {
+            let (m, l) = try Self.message(Self.progress(1, p))
+            hub.publish(m, line: l)
+        }
+        let (m2, l2) = try Self.message(Self.progress(2, 0.5))
+        hub.publish(m2, line: l2)
+        let batch = try #require(await tab.next())
+        #expect(batch.count == 2)
+        #expect(String(buffer: batch[0]).contains(#""percent":0.9"#))
+        #expect(tab.coalesced == 8)
+    }
+
+    @Test("a tab past its limit is dropped; the others go on")
+    func slowTabDropped() async throws {
+        let hub = Hub(limits: .init(lines: 10, bytes: 1 << 20)) { Array(#"{"type":"bridge"}"#.utf8) }
+        let slow = hub.addTab()
+        let fast = hub.addTab()
+        _ = await fast.next()
+        for i in 0..<20 {
+            let (m, l) = try Self.message(#"{"type":"lifecycle","seq":\#(i),"time_us":1,"transition":1,"container":"app","scene":"a","event":"will-appear"}"#)
+            hub.publish(m, line: l)
+            if i % 5 == 4 { #expect(await fast.next()?.count == 5) }
+        }
+        #expect(hub.tabCount == 1)
+        _ = slow
+    }
+
+    @Test("a tab that joins late gets the hello, the latest state and each running transition's began, run-out and latest")
+    func snapshot() async throws {
+        let hub = Hub { Array(#"{"type":"bridge"}"#.utf8) }
+        let lines = [
+            #"{"type":"hello","seq":1,"time_us":0,"protocol":1,"server":"edgeswipectl replay","max_line_bytes":65536,"access":{"read":true,"control":true},"devices":[],"config":{"source":"built-in","containers":["shell","app","overlay"],"bindings":[{"edge":"left","container":"app","operation":"pop","device_kinds":[],"fingers":{"min":1,"max":10}},{"edge":"left","container":"shell","operation":"select-tab","device_kinds":[],"fingers":{"min":1,"max":10}},{"edge":"right","container":"shell","operation":"select-tab","device_kinds":[],"fingers":{"min":1,"max":10}},{"edge":"top","container":"overlay","operation":"present","device_kinds":[],"fingers":{"min":1,"max":10}},{"edge":"top","container":"overlay","operation":"dismiss","device_kinds":[],"fingers":{"min":1,"max":10}},{"edge":"bottom","container":"overlay","operation":"dismiss","device_kinds":[],"fingers":{"min":1,"max":10}},{"edge":"bottom","container":"overlay","operation":"present","device_kinds":[],"fingers":{"min":1,"max":10}}],"animator":{"style":"slide","duration_us":350000,"curve":"ease-in-out"},"completion_curve":"ease-in-out","completion_speed":1,"tick_hz":120.0048},"state":{"containers":[{"name":"shell","kind":"tabs","visible":"home","tabs":["launcher","home","settings"],"selected":1},{"name":"app","kind":"navigation","visible":"home","stack":["home"]},{"name":"overlay","kind":"modal","visible":"shell","base":"shell","presented":[]}],"running":[]}}"#,
+            Self.progress(3, 0.0).replacingOccurrences(of: #""phase":"changed""#, with: #""phase":"began""#).replacingOccurrences(of: #""progress":true"#, with: #""progress":false"#),
+            Self.progress(3, 0.2), Self.progress(3, 0.4),
+        ]
+        for json in lines {
+            let (m, l) = try Self.message(json)
+            hub.publish(m, line: l)
+        }
+        let tab = hub.addTab()
+        let batch = try #require(await tab.next()).map { String(buffer: $0) }
+        #expect(batch.first == #"{"type":"bridge"}"#)
+        #expect(batch.last?.contains(#""percent":0.4"#) == true)
+        #expect(batch.contains { $0.contains(#""phase":"began""#) })
+    }
+}

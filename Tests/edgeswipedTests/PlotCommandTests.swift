@@ -1,0 +1,123 @@
+import EdgeSwipeConfig
+import EdgeSwipeCore
+import EdgeSwipeInput
+import Foundation
+import Testing
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// `edgeswipectl plot`, run as a real subprocess; its figures checked against the engine's own numbers.
+@Suite("edgeswipectl plot")
+struct PlotCommandTests {
+    /// The elements of an SVG with a `class`, by class, with their attributes; nil when it is not well-formed XML.
+    static func classes(_ svg: Data) -> [String: [[String: String]]]? {
+        let parser = XMLParser(data: svg)
+        let collector = ClassCollector()
+        parser.delegate = collector
+        return parser.parse() ? collector.byClass : nil
+    }
+
+    /// The engine's release judgements for a recording, replayed in process with the same configuration.
+    static func engineJudgements(_ path: String, settings: EdgeSwipeSettings = .default) throws -> [ReleaseJudgement] {
+        var player = RecordingPlayer(
+            recordings: [try Recording.load(path: path)],
+            options: RecordingPlayer.Options(setup: settings.devices.setup(for: settings.engine)))
+        var engine = Engine(configuration: settings.engine)
+        var judgements: [ReleaseJudgement] = []
+        player.play(into: &engine) { event in
+            if case .interaction(let i) = event, let d = i.decision { judgements.append(d) }
+        }
+        return judgements
+    }
+
+    @Test("the demo's plot is well-formed, has one percent curve per transition, and draws the engine's projections")
+    func demo() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("demo.svg")
+        let r = try run(Paths.edgeswipectl, ["plot", Paths.demo.path, "-o", out.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let svg = try Data(contentsOf: out)
+        let elements = try #require(Self.classes(svg), "the SVG parses as XML")
+        // The demo runs six transitions (ReplayCommandTests): one curve, one release and one run-out each.
+        let curves = elements["percent-curve"] ?? []
+        #expect(curves.count == 6)
+        #expect(Set(curves.compactMap { $0["data-transition"] }) == Set((1...6).map(String.init)))
+        #expect(elements["release"]?.count == 6)
+        #expect(elements["run-out"]?.count == 6)
+        let drawn = (elements["projection"] ?? []).compactMap { $0["data-projected"].flatMap(Double.init) }
+        let engine = try Self.engineJudgements(Paths.demo.path).map(\.projected.value)
+        #expect(drawn == engine, "the arrows end where the engine projected")
+        #expect(engine.count == 6)
+        // The last swipe is the flick: released at 35 %, projected far past the threshold.
+        #expect((engine.last ?? 0) > 1)
+        // Every figure says what it is and in which unit.
+        let text = String(decoding: svg, as: UTF8.self)
+        for label in ["x (mm)", "y (mm, downward)", "time since start (ms)", "velocity (%/s)", "1. Touches", "2. Percent", "3. Release velocity", "4. Swipes"] {
+            #expect(text.contains(label), "missing \(label)")
+        }
+        #expect(elements["zone"]?.count == 4, "the demo's four bound edges are shaded")
+        #expect(elements["finger"]?.count == 6)
+    }
+
+    @Test("a blocked swipe is listed with its reason")
+    func blocked() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The demo's first swipe selects the tab left of home; starting on the first tab, there is none.
+        let defaults = try String(contentsOf: Paths.packageRoot.appendingPathComponent("config/default.toml"), encoding: .utf8)
+        let config = dir.appendingPathComponent("first-tab.toml")
+        try defaults.replacingOccurrences(of: "selected = \"home\"", with: "selected = \"launcher\"").write(to: config, atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("blocked.svg")
+        let r = try run(Paths.edgeswipectl, ["plot", Paths.demo.path, "--config", config.path, "-o", out.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let svg = try Data(contentsOf: out)
+        let elements = try #require(Self.classes(svg))
+        #expect(elements["attempt"]?.contains { $0["data-outcome"] == "blocked" } == true)
+        #expect(String(decoding: svg, as: UTF8.self).contains("blocked: no applicable binding"))
+    }
+
+    @Test("--png writes a PNG through rsvg-convert, or says what to install")
+    func png() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("demo.png")
+        let haveRsvg = ["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+        if haveRsvg {
+            let r = try run(Paths.edgeswipectl, ["plot", Paths.demo.path, "--png", "-o", out.path])
+            #expect(r.status == 0, "\(r.stderr)")
+            let bytes = try Data(contentsOf: out)
+            #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG signature")
+        }
+        // Without rsvg-convert on the PATH: a clear error and exit 69, whatever is installed.
+        let r = try run(Paths.edgeswipectl, ["plot", Paths.demo.path, "--png", "-o", out.path + ".2"], environment: ["PATH": dir.path])
+        #expect(r.status == 69)
+        #expect(r.stderr.contains("librsvg2-bin"), "\(r.stderr)")
+    }
+
+    @Test("bad input: the place, the reason, a non-zero exit, and no plot")
+    func badInput() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("x.svg")
+        let missing = try run(Paths.edgeswipectl, ["plot", dir.appendingPathComponent("nope.evemu").path, "-o", out.path])
+        #expect(missing.status == 66)
+        let bad = dir.appendingPathComponent("bad.evemu")
+        try "E: 0.000100 0003 0035 10\n".write(to: bad, atomically: true, encoding: .utf8)
+        let parsed = try run(Paths.edgeswipectl, ["plot", bad.path, "-o", out.path])
+        #expect(parsed.status == 65)
+        #expect(parsed.stderr.contains(":1: "), "\(parsed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let unwritable = try run(Paths.edgeswipectl, ["plot", Paths.demo.path, "-o", dir.appendingPathComponent("no/such/dir.svg").path])
+        #expect(unwritable.status == 73)
+    }
+}
+
+private final class ClassCollector: NSObject, XMLParserDelegate {
+    var byClass: [String: [[String: String]]] = [:]
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        if let c = attributes["class"] { byClass[c, default: []].append(attributes) }
+    }
+}
