@@ -283,9 +283,9 @@ public struct GestureMessage: Hashable, Sendable, Codable, WireMessage {
     static let type = MessageType.gesture
     public var seq: UInt64 = 0
     public var timeUS: UInt64 = 0
-    /// `edge` or `swipe`; a string, so that a newer server's kinds still decode. (Servers older than multi-finger
-    /// swipes did not send it: their gestures were all edge gestures.)
-    public var kind = GestureKind.edge.rawValue
+    /// `edge` or `swipe`; a string, so that a newer server's kinds still decode. Always sent; absent from
+    /// servers older than multi-finger swipes, whose gestures were all edge gestures (``gestureKind``).
+    public var kind: String?
     /// An edge gesture's edge.
     public var edge: Edge?
     /// A multi-finger swipe's direction (`left`, `right`, `up`, `down`: the way the fingers move).
@@ -340,6 +340,9 @@ public struct GestureMessage: Hashable, Sendable, Codable, WireMessage {
         if let animation { return animation.percent(atTimeUS: timeUS) }
         return overscroll
     }
+
+    /// ``kind``, an older server's absent one read as `edge`.
+    public var gestureKind: String { kind ?? GestureKind.edge.rawValue }
 }
 
 extension GestureMessage {

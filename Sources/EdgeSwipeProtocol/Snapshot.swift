@@ -51,8 +51,12 @@ extension ConfigSummary {
 
 /// One binding: which edge (or multi-finger swipe) drives which operation on which container.
 public struct BindingSummary: Hashable, Sendable, Codable, WireObject {
-    /// `edge` or `swipe`. (Servers older than multi-finger swipes did not send it: their bindings were all edges.)
-    public var gesture = GestureKind.edge
+    /// `edge` or `swipe`. Always sent; absent from servers older than multi-finger swipes, whose bindings were all
+    /// edges (``kind``).
+    public var gesture: GestureKind?
+
+    /// ``gesture``, an older server's absent one read as `edge`.
+    public var kind: GestureKind { gesture ?? .edge }
     /// An edge binding's edge.
     public var edge: Edge?
     /// A swipe binding's direction.

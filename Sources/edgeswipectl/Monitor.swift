@@ -168,7 +168,7 @@ struct MonitorView {
     /// An edge gesture by its edge (`left`), a swipe by its direction (`swipe left`).
     static func name(of g: GestureMessage) -> String {
         if let edge = g.edge { return edge.rawValue }
-        return "\(g.kind) \(g.direction?.rawValue ?? "?")"
+        return "\(g.gestureKind) \(g.direction?.rawValue ?? "?")"
     }
 
     /// `n` padded with spaces on the left to `width` characters, as `%3d` prints it.
