@@ -186,3 +186,45 @@ public enum SyntheticStream {
         return FingerScript(samples: samples)
     }
 }
+
+/// A synthetic multi-finger stream: 3-finger swipes on the demo touchscreen at 240 Hz, alternately left and right
+/// (the built-in configuration's 3-finger bindings: the next tab, then back, so every swipe completes). Each
+/// cycle of 1 s: three fingers land 8 ms apart, rest 40 ms, move 60 mm in 0.4 s, rest 0.1 s (a release at rest)
+/// and lift 8 ms apart; then nothing until the run-out has ended.
+public enum SwipeStream {
+    public static let device = DemoRecording.device
+    static let cycle = Microseconds.milliseconds(1000)
+
+    /// The fingers of `seconds` of the stream (an even number of swipes, at least two), from time 0.
+    public static func script(seconds: Double, hz: Int = SyntheticStream.defaultHz) -> FingerScript {
+        let described = try! device.touchDevice(id: DeviceID(1), path: "synthetic-swipes")
+        var swipes = max(2, Int((seconds / cycle.seconds).rounded(.up)))
+        swipes += swipes % 2
+        var script = FingerScript()
+        for i in 0..<swipes {
+            let left = i % 2 == 0
+            let swipe = MultiFingerSwipe(
+                fingers: 3, direction: left ? .left : .right, travelMM: 60, duration: .milliseconds(400),
+                release: .atRest(hold: .milliseconds(100)), center: (left ? 0.7 : 0.3, 0.5), spacingMM: 15,
+                landingStagger: .milliseconds(8), settle: .milliseconds(40), liftStagger: .milliseconds(8),
+                interval: Microseconds(Int64(1_000_000 / hz)))
+            script = script + FingerScript.multiFingerSwipe(
+                swipe, on: described, start: Microseconds(cycle.value * Int64(i)))
+        }
+        return script
+    }
+}
+
+extension BenchCorpus {
+    /// The synthetic 3-finger swipe stream (see ``SwipeStream``) as a device stream.
+    public static func swipes(seconds: Double, hz: Int = SyntheticStream.defaultHz, id: UInt32 = 1) -> DeviceStream {
+        let description = SwipeStream.device
+        let (_, touchProtocol) = try! description.touchCapabilities()
+        let device = try! description.touchDevice(id: DeviceID(id), path: "synthetic-swipes")
+        let events = EvdevScriptRenderer.events(
+            SwipeStream.script(seconds: seconds, hz: hz), on: description, origin: MonotonicInstant(microseconds: 1_000_000))
+        return DeviceStream(
+            name: "synthetic 3-finger swipes \(hz) Hz, \(seconds) s", description: description, device: device,
+            touchProtocol: touchProtocol, events: events)
+    }
+}

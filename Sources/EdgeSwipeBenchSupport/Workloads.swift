@@ -347,3 +347,73 @@ public final class EncoderWorkload {
         }
     }
 }
+
+/// The multi-finger swipe path's steady state: three fingers on the demo touchscreen have begun a swipe (the
+/// detector, the swipe recognizer) that drives a tab transition, and move together back and forth between 30
+/// and 50 % of it; one engine input (a frame of three motions) per step, replayed from a precomputed cycle.
+public final class SwipeSteadyState {
+    public private(set) var engine: Engine
+    public let device: TouchDevice
+    var frames: [TouchFrame] = []
+    var index = 0
+    var time: MonotonicInstant
+    var events: [EngineEvent] = []
+    static let intervalUS: UInt64 = 4167
+
+    public init(configuration: EngineConfiguration = .default) {
+        device = BenchCorpus.synthetic(seconds: 0).device
+        engine = Engine(configuration: configuration)
+        time = MonotonicInstant(microseconds: 1_000_000)
+        events.reserveCapacity(256)
+        engine.addDevice(device, at: time, into: &events)
+        let interval = Microseconds(Int64(Self.intervalUS))
+        let size = device.size
+        // Fingers side by side vertically, 15 mm apart, from 70 % of the width; 100 % of the transition is the
+        // screen's width (155 mm).
+        func at(_ finger: Int, _ mmLeft: Double) -> (x: Double, y: Double) {
+            device.units(x: 0.7 - mmLeft / size.width.value, y: 0.5 + Double(finger - 1) * 15 / size.height.value)
+        }
+        var setup: [FingerScript.Sample] = []
+        for finger in 0..<3 { setup.append(FingerScript.Sample(time: .zero, finger: Int32(finger), phase: .down, x: at(finger, 0).x, y: at(finger, 0).y)) }
+        // 62 mm left over 96 frames (400 ms): past the 150 ms window and the lock, to 40 %.
+        for f in 1...96 {
+            for finger in 0..<3 {
+                let p = at(finger, 62 * Double(f) / 96)
+                setup.append(FingerScript.Sample(time: Microseconds(Int64(f) * interval.value), finger: Int32(finger), phase: .motion, x: p.x, y: p.y))
+            }
+        }
+        let setupFrames = FingerScript(samples: setup).frames(on: device, origin: time)
+        for frame in setupFrames { engine.handle(frame, into: &events) }
+        time = setupFrames.last?.time ?? time
+        // One period: 62 -> 78 -> 62 mm in 96 frames, after a first period that brings every finger's reported
+        // position round (so that every frame of the kept one moves all three).
+        var cycle: [FingerScript.Sample] = []
+        for finger in 0..<3 { cycle.append(FingerScript.Sample(time: .zero, finger: Int32(finger), phase: .down, x: at(finger, 62).x, y: at(finger, 62).y)) }
+        for f in 0..<192 {
+            let p = Double(f % 96) / 96
+            let tri = p < 0.5 ? p * 2 : 2 - p * 2
+            for finger in 0..<3 {
+                let q = at(finger, 62 + 16 * tri + 0.01 * Double(f % 2))
+                cycle.append(FingerScript.Sample(
+                    time: interval + Microseconds(Int64(f) * interval.value), finger: Int32(finger), phase: .motion, x: q.x, y: q.y))
+            }
+        }
+        frames = Array(FingerScript(samples: cycle).frames(on: device, origin: time).suffix(96))
+        events.removeAll(keepingCapacity: true)
+        for _ in 0..<(frames.count * 2) { step() }
+    }
+
+    /// Whether the swipe is driving a transition (a sanity check for the benchmark's setup).
+    public var isDriving: Bool { !engine.snapshot.running.isEmpty && engine.nextDeadline == nil }
+
+    /// One frame of three motions.
+    @inline(__always)
+    public func step() {
+        time = time.advanced(by: Microseconds(Int64(Self.intervalUS)))
+        var frame = frames[index]
+        frame.time = time
+        index = index + 1 == frames.count ? 0 : index + 1
+        engine.handle(frame, into: &events)
+        events.removeAll(keepingCapacity: true)
+    }
+}

@@ -133,7 +133,7 @@ public enum ConfigParser {
                     message: "the default bindings use container '\(b.container)', which this file's [[containers]] do not define; add [[bindings]] for your containers")
             }
         } else {
-            bindings = try top.bindings(containers: containers, animator: animator, springResponseMS: springMS)
+            bindings = try top.bindings(containers: containers, animator: animator, springResponseMS: springMS, warnings: &warnings)
         }
 
         let devicesSection = try top.section("devices")

@@ -43,9 +43,16 @@ extension EdgeSwipeSettings {
             }
         }
         for b in engine.bindings {
-            out += "\n[[bindings]]\nedge = \(q(b.edge.rawValue))\n"
+            switch b.trigger {
+            case .edge(let edge):
+                out += "\n[[bindings]]\nedge = \(q(edge.rawValue))\n"
+            case .swipe(let direction):
+                out += "\n[[bindings]]\ngesture = \"swipe\"\ndirection = \(q(direction.rawValue))\n"
+            }
             if !b.deviceKinds.isEmpty { out += "devices = \(list(b.deviceKinds.map(\.rawValue)))\n" }
-            if b.fingers != 1...10 { out += "fingers = [\(b.fingers.lowerBound), \(b.fingers.upperBound)]\n" }
+            if b.fingers != (b.direction == nil ? 1...10 : 3...3) {
+                out += "fingers = [\(b.fingers.lowerBound), \(b.fingers.upperBound)]\n"
+            }
             out += "container = \(q(b.container))\n"
             switch b.operation {
             case .push(let scene): out += "action = \"push\"\nscene = \(q(scene))\n"

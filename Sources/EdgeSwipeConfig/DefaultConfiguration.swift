@@ -107,7 +107,15 @@ name = "overlay"
 kind = "modal"
 base = "shell"
 
-# Bindings: tried in order for each edge; the first whose action can run now wins.
+# Bindings: tried in order for each edge (or swipe direction); the first whose action can run now wins.
+# Keys: edge (left, right, top, bottom), or gesture = "swipe" with direction (left, right, up, down: the way the
+# fingers move) for a multi-finger swipe anywhere on the device; devices (["touchscreen"], ["touchpad"]; all by
+# default); fingers (a count or [min, max]: 1...10 for edges, all by default; 2...5 for swipes, 3 by default:
+# touchpads swipe with 3 or more, two fingers scroll); container, action and its keys; animator; reference,
+# reference_mm, reference_fraction, reference_cap_mm (what 100 % is: for touchpad swipes 28.5 mm by default, as
+# niri's workspace gesture; for screen swipes the screen's extent); threshold, flick_velocity.
+# A sequence with as many fingers as a swipe binding wants is a swipe, even near an edge; one finger is always
+# an edge candidate.
 [[bindings]]
 edge = "left"
 container = "app"
@@ -147,6 +155,22 @@ container = "overlay"
 action = "present"
 scene = "overview"
 style = "full-screen"
+
+# Three fingers moving left show the next tab, moving right the previous one: GNOME's and macOS's workspace
+# swipe, on touchpads (through libinput's gestures) and touchscreens.
+[[bindings]]
+gesture = "swipe"
+direction = "left"
+fingers = 3
+container = "shell"
+action = "next-tab"
+
+[[bindings]]
+gesture = "swipe"
+direction = "right"
+fingers = 3
+container = "shell"
+action = "previous-tab"
 
 [devices]
 # Names, event-node paths, or udev properties ("ID_BUS=usb"). Empty allow: every touch device.

@@ -253,7 +253,7 @@ struct Section {
         let size = MillimeterSize(
             widthMM: try s.double("assumed_width_mm", default: d.assumedSize.width.value, in: 10...2000),
             heightMM: try s.double("assumed_height_mm", default: d.assumedSize.height.value, in: 10...2000))
-        return DeviceKindSettings(recognizer: recognizer, decision: decision, reference: reference, assumedSize: size)
+        return DeviceKindSettings(recognizer: recognizer, decision: decision, reference: reference, assumedSize: size, swipe: d.swipe)
     }
 
     func reference(default d: PercentReference?) throws(ConfigError) -> PercentReference? {
@@ -322,22 +322,47 @@ struct Section {
         throw error(k, "'\(k)' must name one of \(list.joined(separator: ", ")) or be an index (got \(v.debugDescription))")
     }
 
-    func bindings(containers: [Container], animator defaultAnimator: Animator, springResponseMS: Double) throws(ConfigError) -> [Binding] {
+    func bindings(
+        containers: [Container], animator defaultAnimator: Animator, springResponseMS: Double, warnings: inout [ConfigWarning]
+    ) throws(ConfigError) -> [Binding] {
         var out: [Binding] = []
         for b in try tables("bindings", limit: StateLimits.maxBindings) {
             try b.only([
-                "edge", "devices", "fingers", "container", "action", "scene", "tab", "style", "frame", "animator",
-                "reference", "reference_mm", "reference_fraction", "reference_cap_mm", "threshold", "flick_velocity",
+                "gesture", "edge", "direction", "devices", "fingers", "container", "action", "scene", "tab", "style", "frame",
+                "animator", "reference", "reference_mm", "reference_fraction", "reference_cap_mm", "threshold", "flick_velocity",
             ])
-            guard let edge = try b.choice("edge", default: nil, Edge.allCases.map { ($0.rawValue, $0) }) else {
-                throw ConfigError(file: file, line: map.line(of: b.path), message: "[[bindings]] needs 'edge' (left, right, top or bottom)")
-            }
+            let gesture = try b.choice("gesture", default: .edge, GestureKind.allCases.map { ($0.rawValue, $0) }) ?? .edge
             var kinds: [DeviceKind] = []
             for k in try b.strings("devices") ?? [] {
                 guard let kind = DeviceKind(rawValue: k) else { throw b.error("devices", "'devices' entries must be \"touchscreen\" or \"touchpad\" (got \"\(k)\")") }
                 kinds.append(kind)
             }
-            let fingers = try b.fingers()
+            let trigger: GestureTrigger
+            let fingers: ClosedRange<Int>
+            switch gesture {
+            case .edge:
+                if b.value("direction") != nil {
+                    throw b.error("direction", "an edge binding has no 'direction' (a multi-finger swipe binding needs gesture = \"swipe\")")
+                }
+                guard let edge = try b.choice("edge", default: nil, Edge.allCases.map { ($0.rawValue, $0) }) else {
+                    throw ConfigError(file: file, line: map.line(of: b.path), message: "[[bindings]] needs 'edge' (left, right, top or bottom), or gesture = \"swipe\" and a 'direction'")
+                }
+                trigger = .edge(edge)
+                fingers = try b.fingers()
+            case .swipe:
+                if b.value("edge") != nil {
+                    throw b.error("edge", "a swipe binding has no 'edge': multi-finger swipes start anywhere (use 'direction')")
+                }
+                guard let direction = try b.choice("direction", default: nil, SwipeDirection.allCases.map { ($0.rawValue, $0) }) else {
+                    throw ConfigError(file: file, line: map.line(of: b.path), message: "a swipe binding needs 'direction' (left, right, up or down)")
+                }
+                trigger = .swipe(direction)
+                fingers = try b.fingers(swipe: true)
+                if fingers.upperBound < 3, kinds.isEmpty || kinds.contains(.touchpad) {
+                    warnings.append(b.warning(
+                        "fingers", "libinput makes two fingers on a touchpad scroll, never swipe: this binding applies to touchscreens only"))
+                }
+            }
             let containerName = try b.required("container")
             guard let container = containers.first(where: { $0.name == containerName }) else {
                 throw b.error("container", "no container named '\(containerName)' (known: \(containers.map(\.name).joined(separator: ", ")))")
@@ -364,22 +389,28 @@ struct Section {
                     deceleration: kinds == [.touchpad] ? 0.997 : 0.998)
             }
             out.append(Binding(
-                edge: edge, deviceKinds: kinds, fingers: fingers, container: containerName, operation: operation,
+                trigger: trigger, deviceKinds: kinds, fingers: fingers, container: containerName, operation: operation,
                 animator: bindingAnimator, reference: try b.reference(default: nil), decision: decision))
         }
         return out
     }
 
-    func fingers() throws(ConfigError) -> ClosedRange<Int> {
-        guard let v = value("fingers") else { return 1...10 }
+    /// An edge binding's finger range (1...10, all by default); a swipe binding's (2...5: libinput reports swipes
+    /// of up to five fingers; 3 by default, as GNOME Shell's `GESTURE_FINGER_COUNT`).
+    func fingers(swipe: Bool = false) throws(ConfigError) -> ClosedRange<Int> {
+        let allowed = swipe ? 2...5 : 1...10
+        let kind = swipe ? "a swipe binding's 'fingers'" : "'fingers'"
+        guard let v = value("fingers") else { return swipe ? 3...3 : 1...10 }
         if let n = v.int {
-            guard (1...10).contains(n) else { throw error("fingers", "'fingers' must be from 1 to 10 (got \(n))") }
+            guard allowed.contains(n) else {
+                throw error("fingers", "\(kind) must be from \(allowed.lowerBound) to \(allowed.upperBound) (got \(n))")
+            }
             return n...n
         }
-        if let a = v.array, a.count == 2, let lo = a[0].int, let hi = a[1].int, 1 <= lo, lo <= hi, hi <= 10 {
+        if let a = v.array, a.count == 2, let lo = a[0].int, let hi = a[1].int, allowed.lowerBound <= lo, lo <= hi, hi <= allowed.upperBound {
             return lo...hi
         }
-        throw error("fingers", "'fingers' must be a count (1) or a range [min, max] within 1...10 (got \(v.debugDescription))")
+        throw error("fingers", "\(kind) must be a count (\(swipe ? 3 : 1)) or a range [min, max] within \(allowed.lowerBound)...\(allowed.upperBound) (got \(v.debugDescription))")
     }
 
     func operation(for container: Container) throws(ConfigError) -> TransitionOperation {

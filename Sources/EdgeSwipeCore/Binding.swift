@@ -36,33 +36,56 @@ public enum PercentReference: Hashable, Sendable, Codable {
     }
 }
 
-/// Maps a swipe from one edge of one kind of device to an operation (the transition delegate's job).
+/// Maps a gesture (a swipe inward from one edge, or a multi-finger swipe in one direction) on one kind of device
+/// to an operation (the transition delegate's job).
 ///
 /// Bindings are tried in order; the first one whose operation can run now wins. One whose operation cannot
 /// apply (pop at the root, dismiss with nothing presented, a busy container) is skipped. If none applies, the
 /// gesture still begins and is reported as blocked (with its rubber band), so a shell can show that there is
-/// nowhere to go; an edge with no binding at all never begins.
+/// nowhere to go; an edge or a direction with no binding at all never begins.
 public struct Binding: Hashable, Sendable, Codable {
-    public var edge: Edge
+    /// What starts it: an edge, or a multi-finger swipe's direction.
+    public var trigger: GestureTrigger
     /// The kinds of device it listens to; empty means all.
     public var deviceKinds: [DeviceKind]
-    /// How many fingers may be down when the swipe begins.
+    /// How many fingers may be down when the gesture begins.
     public var fingers: ClosedRange<Int>
     public var container: String
     public var operation: TransitionOperation
     /// `nil` uses the engine's default animator.
     public var animator: Animator?
-    /// `nil` uses the device kind's default reference.
+    /// `nil` uses the device kind's default reference (for swipes, the kind's swipe reference for the axis).
     public var reference: PercentReference?
     /// `nil` uses the device kind's default decision.
     public var decision: ReleaseDecision?
 
+    /// An edge binding.
     public init(
         edge: Edge, deviceKinds: [DeviceKind] = [], fingers: ClosedRange<Int> = 1...10, container: String,
         operation: TransitionOperation, animator: Animator? = nil, reference: PercentReference? = nil,
         decision: ReleaseDecision? = nil
     ) {
-        self.edge = edge
+        self.init(
+            trigger: .edge(edge), deviceKinds: deviceKinds, fingers: fingers, container: container, operation: operation,
+            animator: animator, reference: reference, decision: decision)
+    }
+
+    /// A multi-finger swipe binding: `fingers` fingers moving `direction` anywhere on the device.
+    public init(
+        swipe direction: SwipeDirection, deviceKinds: [DeviceKind] = [], fingers: ClosedRange<Int> = 3...3,
+        container: String, operation: TransitionOperation, animator: Animator? = nil,
+        reference: PercentReference? = nil, decision: ReleaseDecision? = nil
+    ) {
+        self.init(
+            trigger: .swipe(direction), deviceKinds: deviceKinds, fingers: fingers, container: container,
+            operation: operation, animator: animator, reference: reference, decision: decision)
+    }
+
+    public init(
+        trigger: GestureTrigger, deviceKinds: [DeviceKind], fingers: ClosedRange<Int>, container: String,
+        operation: TransitionOperation, animator: Animator?, reference: PercentReference?, decision: ReleaseDecision?
+    ) {
+        self.trigger = trigger
         self.deviceKinds = deviceKinds
         self.fingers = fingers
         self.container = container
@@ -71,6 +94,11 @@ public struct Binding: Hashable, Sendable, Codable {
         self.reference = reference
         self.decision = decision
     }
+
+    /// The edge of an edge binding; `nil` for a swipe binding.
+    public var edge: Edge? { trigger.edge }
+    /// The direction of a swipe binding; `nil` for an edge binding.
+    public var direction: SwipeDirection? { trigger.direction }
 
     public func listens(to kind: DeviceKind) -> Bool { deviceKinds.isEmpty || deviceKinds.contains(kind) }
 }
@@ -82,19 +110,22 @@ public struct DeviceKindSettings: Hashable, Sendable, Codable {
     public var reference: PercentReference
     /// The size assumed for devices of this kind that report no resolution.
     public var assumedSize: MillimeterSize
+    /// Multi-finger swipes: the axis lock, the default references, the detector's finger counting.
+    public var swipe: SwipeSettings
     public init(
         recognizer: EdgeRecognizerSettings, decision: ReleaseDecision, reference: PercentReference,
-        assumedSize: MillimeterSize
+        assumedSize: MillimeterSize, swipe: SwipeSettings
     ) {
         self.recognizer = recognizer
         self.decision = decision
         self.reference = reference
         self.assumedSize = assumedSize
+        self.swipe = swipe
     }
     public static func defaults(for kind: DeviceKind) -> DeviceKindSettings {
         DeviceKindSettings(
             recognizer: .defaults(for: kind), decision: .defaults(for: kind), reference: .defaults(for: kind),
-            assumedSize: TouchDevice.defaultAssumedSize(for: kind))
+            assumedSize: TouchDevice.defaultAssumedSize(for: kind), swipe: .defaults(for: kind))
     }
 }
 
@@ -134,7 +165,9 @@ public struct EngineConfiguration: Hashable, Sendable, Codable {
     /// The edges with at least one binding for `kind`: where a first touch is judged (and what a plot shades).
     public func boundEdges(for kind: DeviceKind) -> Edges {
         var e: Edges = []
-        for b in bindings where b.listens(to: kind) { e.insert(b.edge.edges) }
+        for b in bindings where b.listens(to: kind) {
+            if let edge = b.edge { e.insert(edge.edges) }
+        }
         return e
     }
 
@@ -151,7 +184,9 @@ public struct EngineConfiguration: Hashable, Sendable, Codable {
     /// - left: back (pop `app`), else the previous tab of `shell`;
     /// - right: the next tab of `shell`;
     /// - top: present `notifications` as a custom card over `overlay`, or dismiss what is presented;
-    /// - bottom: dismiss what `overlay` presents, else present `overview` full-screen.
+    /// - bottom: dismiss what `overlay` presents, else present `overview` full-screen;
+    /// - three fingers moving left: the next tab of `shell`; moving right: the previous one (GNOME's workspace
+    ///   swipe).
     public static let `default` = EngineConfiguration(
         containers: [
             Container(name: "shell", content: .tabs(tabs: ["launcher", "home", "settings"], selected: 1)),
@@ -171,5 +206,7 @@ public struct EngineConfiguration: Hashable, Sendable, Codable {
             Binding(
                 edge: .bottom, container: "overlay",
                 operation: .present(scene: "overview", style: .fullScreen, frame: nil)),
+            Binding(swipe: .left, fingers: 3...3, container: "shell", operation: .nextTab),
+            Binding(swipe: .right, fingers: 3...3, container: "shell", operation: .previousTab),
         ])
 }

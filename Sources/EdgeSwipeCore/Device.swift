@@ -43,6 +43,17 @@ public struct AxisRange: Hashable, Sendable, Codable {
 public enum Rotation: Int, Hashable, Sendable, Codable, CaseIterable {
     case degrees0 = 0, degrees90 = 90, degrees180 = 180, degrees270 = 270
 
+    /// Maps a displacement in device orientation to the user's orientation (as ``apply(_:)-(NormalizedPoint)``
+    /// moves the points at its ends; millimetres are the same on both axes).
+    @inlinable public func apply(_ v: MillimeterVector) -> MillimeterVector {
+        switch self {
+        case .degrees0: return v
+        case .degrees90: return MillimeterVector(x: -v.y, y: v.x)
+        case .degrees180: return MillimeterVector(x: -v.x, y: -v.y)
+        case .degrees270: return MillimeterVector(x: v.y, y: -v.x)
+        }
+    }
+
     /// Maps a point in device orientation to the user's orientation.
     @inlinable public func apply(_ p: NormalizedPoint) -> NormalizedPoint {
         switch self {

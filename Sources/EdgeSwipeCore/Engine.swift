@@ -24,6 +24,10 @@ public struct Engine: Sendable {
     private var nextTransitionID: UInt64 = 1
     /// The edges with at least one binding, per kind of device: the zones a first touch is judged in.
     private var boundEdges: BoundEdges
+    /// The finger counts with at least one swipe binding, per kind of device.
+    private var boundSwipes: BoundSwipes
+    /// Where touchpads' swipes come from: libinput's gestures (live) or the detector over their frames (replays).
+    public let touchpadSwipes: TouchpadSwipeSource
 
     struct BoundEdges: Sendable {
         var touchscreen: Edges
@@ -42,6 +46,70 @@ public struct Engine: Sendable {
         }
     }
 
+    /// The finger counts (bit n for n fingers) that some swipe binding wants, per kind of device.
+    struct BoundSwipes: Sendable {
+        var touchscreen: UInt16 = 0
+        var touchpad: UInt16 = 0
+        /// The same per direction (left, right, up, down), to judge an edge gesture against the swipes that
+        /// would move the same way.
+        var touchscreenByDirection: (UInt16, UInt16, UInt16, UInt16) = (0, 0, 0, 0)
+        var touchpadByDirection: (UInt16, UInt16, UInt16, UInt16) = (0, 0, 0, 0)
+
+        init(_ configuration: EngineConfiguration) {
+            for b in configuration.bindings {
+                guard let direction = b.direction else { continue }
+                var mask: UInt16 = 0
+                for n in b.fingers where (0...15).contains(n) { mask |= 1 << UInt16(n) }
+                if b.listens(to: .touchscreen) {
+                    touchscreen |= mask
+                    Self.add(mask, direction, to: &touchscreenByDirection)
+                }
+                if b.listens(to: .touchpad) {
+                    touchpad |= mask
+                    Self.add(mask, direction, to: &touchpadByDirection)
+                }
+            }
+        }
+
+        private static func add(_ mask: UInt16, _ d: SwipeDirection, to t: inout (UInt16, UInt16, UInt16, UInt16)) {
+            switch d {
+            case .left: t.0 |= mask
+            case .right: t.1 |= mask
+            case .up: t.2 |= mask
+            case .down: t.3 |= mask
+            }
+        }
+
+        /// Whether a swipe binding wants `fingers` fingers moving `direction` on this kind of device.
+        func wants(_ fingers: Int, moving direction: SwipeDirection, on kind: DeviceKind) -> Bool {
+            guard (0...15).contains(fingers) else { return false }
+            let t = kind == .touchscreen ? touchscreenByDirection : touchpadByDirection
+            let mask: UInt16 =
+                switch direction {
+                case .left: t.0
+                case .right: t.1
+                case .up: t.2
+                case .down: t.3
+                }
+            return mask & (1 << UInt16(fingers)) != 0
+        }
+
+        func mask(for kind: DeviceKind) -> UInt16 {
+            switch kind {
+            case .touchscreen: touchscreen
+            case .touchpad: touchpad
+            }
+        }
+
+        func wants(_ fingers: Int, on kind: DeviceKind) -> Bool {
+            guard (0...15).contains(fingers) else { return false }
+            switch kind {
+            case .touchscreen: return touchscreen & (1 << UInt16(fingers)) != 0
+            case .touchpad: return touchpad & (1 << UInt16(fingers)) != 0
+            }
+        }
+    }
+
     /// What a device's gesture drives.
     enum GestureTarget: Hashable, Sendable {
         case none
@@ -56,9 +124,19 @@ public struct Engine: Sendable {
         var size: MillimeterSize
         var settings: DeviceKindSettings
         var recognizer: ScreenEdgePanRecognizer
+        /// Multi-finger swipes: the recognizer, and the detector that feeds it from frames (or, on a live
+        /// touchpad whose swipes come from libinput, only follows the fingers for the centroid).
+        var swipe: SwipeRecognizer
+        var detector: MultiFingerDetector
+        /// A swipe the source began that this device's touch sequence does not take (an edge gesture owns the
+        /// sequence, or no binding wants its finger count): its updates and end are dropped.
+        var ignoringSwipe = false
+        /// The edge gesture or the swipe that owns the sequence: one at a time, so they share what follows.
         var target: GestureTarget = .none
-        /// The run-out the tracked touch is catching, between the touch landing and the gesture beginning.
-        var catching: Edge?
+        /// The run-out the tracked touch (or the swipe) is catching, between its start and the gesture beginning.
+        var catching: GestureTrigger?
+        /// A swipe's reference: the travel along its direction, in millimetres, that runs a whole transition.
+        var swipeReferenceMM: Double = 1
         /// The percent the gesture's translation is added to (0, or where a caught run-out was).
         var basePercent: Percent = .zero
         /// The inward translation, in normalized units of the device, that runs a whole transition.
@@ -75,6 +153,9 @@ public struct Engine: Sendable {
         var edge: Edge?
         var device: DeviceID?
         var deviceKind: DeviceKind?
+        /// The swipe that drives it, and its finger count: a swipe with as many fingers catches its run-out.
+        var swipe: SwipeDirection?
+        var swipeFingers: Int?
         /// The binding's own reference and decision, for the touch that catches its run-out.
         var reference: PercentReference?
         var decision: ReleaseDecision?
@@ -87,10 +168,14 @@ public struct Engine: Sendable {
         var isRunningOut: Bool { last.phase.isRunningOut }
     }
 
-    public init(configuration: EngineConfiguration) {
+    /// - Parameter touchpadSwipes: live hosts hand libinput's touchpad swipes in (``handleSwipe(_:on:at:into:)``);
+    ///   replays let the engine's detector emulate them from the touchpads' frames (the default).
+    public init(configuration: EngineConfiguration, touchpadSwipes: TouchpadSwipeSource = .touchFrames) {
         self.configuration = configuration
         self.containers = configuration.containers
         self.boundEdges = BoundEdges(configuration)
+        self.boundSwipes = BoundSwipes(configuration)
+        self.touchpadSwipes = touchpadSwipes
         self.stateSize = StateLimits.size(of: configuration.containers)
     }
 
@@ -107,6 +192,8 @@ public struct Engine: Sendable {
         devices.append(DeviceSlot(
             device: device, size: device.size, settings: settings,
             recognizer: ScreenEdgePanRecognizer(settings: settings.recognizer, device: device),
+            swipe: SwipeRecognizer(settings: settings.swipe),
+            detector: MultiFingerDetector(settings: settings.swipe, device: device, emits: detectorEmits(device.kind)),
             decision: settings.decision))
         events.append(.device(DeviceEvent(time: now, change: .added, device: device)))
     }
@@ -119,12 +206,18 @@ public struct Engine: Sendable {
         advanceClock(to: time, into: &events)
         guard let index = deviceIndex(device.id) else { return }
         if !devices[index].recognizer.isIdle { recognize(.eventsDropped, device: index, into: &events) }
+        if !devices[index].swipe.isIdle { recognizeSwipe(.eventsDropped, device: index, into: &events) }
         var device = device
         device.assumedSize = devices[index].settings.assumedSize
         devices[index].device = device
         devices[index].size = device.size
-        // The zones are fractions of the axes as the user sees them: turned, they are measured again.
+        // The zones are fractions of the axes as the user sees them: turned, they are measured again; so are the
+        // detector's millimetres.
         devices[index].recognizer = ScreenEdgePanRecognizer(settings: devices[index].settings.recognizer, device: device)
+        devices[index].swipe = SwipeRecognizer(settings: devices[index].settings.swipe)
+        devices[index].detector = MultiFingerDetector(
+            settings: devices[index].settings.swipe, device: device, emits: detectorEmits(device.kind))
+        devices[index].ignoringSwipe = false
         events.append(.device(DeviceEvent(time: now, change: .changed, device: device)))
     }
 
@@ -134,6 +227,7 @@ public struct Engine: Sendable {
         advanceClock(to: time, into: &events)
         guard let index = deviceIndex(id) else { return }
         recognize(.deviceRemoved, device: index, into: &events)
+        recognizeSwipe(.deviceRemoved, device: index, into: &events)
         let device = devices[index].device
         devices.remove(at: index)
         events.append(.device(DeviceEvent(time: now, change: .removed, device: device)))
@@ -145,6 +239,9 @@ public struct Engine: Sendable {
         advanceClock(to: time, into: &events)
         guard let index = deviceIndex(id) else { return }
         recognize(.eventsDropped, device: index, into: &events)
+        recognizeSwipe(.eventsDropped, device: index, into: &events)
+        devices[index].detector.reset()
+        devices[index].ignoringSwipe = false
     }
 
     /// One frame of touches from one device. Frames from unknown devices are ignored.
@@ -156,7 +253,9 @@ public struct Engine: Sendable {
             switch touch.phase {
             case .down:
                 let kind = devices[index].device.kind
-                event = .touchDown(touch: touch.id, at: touch.position, allowed: boundEdges[kind].union(catchableEdges(for: kind)))
+                // While a swipe owns the device, a landing is one of its fingers: no edge is a candidate.
+                let allowed = devices[index].swipe.isIdle ? boundEdges[kind].union(catchableEdges(for: kind)) : []
+                event = .touchDown(touch: touch.id, at: touch.position, allowed: allowed)
             case .motion:
                 event = .touchMotion(touch: touch.id, to: touch.position)
             case .up:
@@ -166,6 +265,18 @@ public struct Engine: Sendable {
             }
             recognize(event, device: index, into: &events)
         }
+        for input in devices[index].detector.handle(frame, wanted: boundSwipes.mask(for: devices[index].device.kind)) {
+            swipeInput(input, device: index, into: &events)
+        }
+    }
+
+    /// One of libinput's swipe gesture events for a touchpad (``TouchpadSwipeSource/libinputGestures``); the
+    /// deltas are libinput's unaccelerated ones, converted to millimetres in the user's orientation. Events
+    /// for unknown devices are ignored.
+    public mutating func handleSwipe(_ input: SwipeGestureInput, on id: DeviceID, at time: MonotonicInstant, into events: inout [EngineEvent]) {
+        advanceClock(to: time, into: &events)
+        guard let index = deviceIndex(id) else { return }
+        swipeInput(input, device: index, into: &events)
     }
 
     /// Starts a non-interactive transition (a button, or a client's request), running the animator for its
@@ -232,6 +343,13 @@ public struct Engine: Sendable {
     public mutating func cancelAll(at time: MonotonicInstant, into events: inout [EngineEvent]) {
         advanceClock(to: time, into: &events)
         for index in devices.indices {
+            switch devices[index].swipe.state {
+            case .began, .changed:
+                if case .transition = devices[index].target { devices[index].target = .none }
+                recognizeSwipe(.deviceRemoved, device: index, into: &events)
+            case .possible, .pending, .failed:
+                break
+            }
             switch devices[index].recognizer.state {
             case .began, .changed:
                 // Detach first, so that the cancelled gesture does not start a run-out that is aborted at once.
@@ -269,7 +387,7 @@ public struct Engine: Sendable {
 
     /// Whether anything is in flight (a gesture or a transition).
     public var isIdle: Bool {
-        running.isEmpty && devices.allSatisfy { $0.recognizer.isIdle }
+        running.isEmpty && devices.allSatisfy { $0.recognizer.isIdle && $0.swipe.isIdle }
     }
 
     /// Replaces the configuration. Containers keep their state where the new graph still has a container of the
@@ -277,6 +395,7 @@ public struct Engine: Sendable {
     public mutating func reconfigure(_ new: EngineConfiguration) {
         configuration = new
         boundEdges = BoundEdges(new)
+        boundSwipes = BoundSwipes(new)
         var merged: [Container] = []
         for c in new.containers {
             if let old = containers.first(where: { $0.name == c.name && $0.content.kind == c.content.kind }) {
@@ -297,10 +416,13 @@ public struct Engine: Sendable {
         for i in devices.indices {
             let settings = new.settings(for: devices[i].device.kind)
             devices[i].settings = settings
-            if devices[i].recognizer.isIdle {
+            if devices[i].recognizer.isIdle && devices[i].swipe.isIdle && devices[i].detector.down == 0 {
                 devices[i].device.assumedSize = settings.assumedSize
                 devices[i].size = devices[i].device.size
                 devices[i].recognizer = ScreenEdgePanRecognizer(settings: settings.recognizer, device: devices[i].device)
+                devices[i].swipe = SwipeRecognizer(settings: settings.swipe)
+                devices[i].detector = MultiFingerDetector(
+                    settings: settings.swipe, device: devices[i].device, emits: detectorEmits(devices[i].device.kind))
             }
         }
     }
@@ -324,7 +446,7 @@ public struct Engine: Sendable {
         case .track(_, let candidates):
             let catchable = catchableEdges(for: devices[index].device.kind).intersection(candidates)
             if let edge = Edge.ordered.first(where: { catchable.contains($0.edges) }) {
-                devices[index].catching = edge
+                devices[index].catching = .edge(edge)
                 recognize(.caught(edge), device: index, into: &events)
             }
         case .begin(let motion):
@@ -351,10 +473,10 @@ public struct Engine: Sendable {
         case unbound
     }
 
-    private func resolveBinding(edge: Edge, kind: DeviceKind, fingers: Int) -> Resolution {
+    private func resolveBinding(_ trigger: GestureTrigger, kind: DeviceKind, fingers: Int) -> Resolution {
         var first: Binding? = nil
         for (i, b) in configuration.bindings.enumerated()
-        where b.edge == edge && b.listens(to: kind) && b.fingers.contains(max(1, fingers)) {
+        where b.trigger == trigger && b.listens(to: kind) && b.fingers.contains(max(1, fingers)) {
             if first == nil { first = b }
             if let (c, plan) = try? resolve(b.operation, in: b.container) { return .applicable(binding: i, container: c, plan: plan) }
         }
@@ -367,7 +489,7 @@ public struct Engine: Sendable {
         let catching = devices[index].catching
         devices[index].catching = nil
         // A catch: the touch takes over a running-out transition from this edge.
-        if catching == m.edge,
+        if catching == .edge(m.edge),
            let t = running.firstIndex(where: { $0.edge == m.edge && $0.deviceKind == kind && $0.isRunningOut })
         {
             let id = running[t].id
@@ -385,7 +507,14 @@ public struct Engine: Sendable {
             apply(.caught, to: t, into: &events)
             return
         }
-        switch resolveBinding(edge: m.edge, kind: kind, fingers: m.fingers) {
+        // Where a swipe binding wants as many fingers, the sequence is a swipe, not an edge gesture: a single
+        // finger is always an edge candidate, more prefer a swipe (docs/ARCHITECTURE.md, "One sequence, one
+        // gesture").
+        if swipeClaims(m.fingers, moving: m.edge.inwardDirection, on: kind) {
+            recognize(.swipe, device: index, into: &events)
+            return
+        }
+        switch resolveBinding(.edge(m.edge), kind: kind, fingers: m.fingers) {
         case .applicable(let bindingIndex, let containerIndex, let plan):
             let binding = configuration.bindings[bindingIndex]
             let animator = binding.animator ?? configuration.animator
@@ -464,9 +593,16 @@ public struct Engine: Sendable {
         _ id: TransitionID, _ m: ScreenEdgePanRecognizer.Motion, cancelled: Bool, device index: Int,
         into events: inout [EngineEvent]
     ) {
+        release(id, velocity: progress(m, device: index).velocity, cancelled: cancelled, device: index, into: &events)
+    }
+
+    /// The finger lets go of transition `id` at `velocity`: the release decision, the coordinator's interaction
+    /// ended, and the run-out.
+    private mutating func release(
+        _ id: TransitionID, velocity: PercentPerSecond, cancelled: Bool, device index: Int, into events: inout [EngineEvent]
+    ) {
         guard let t = runningIndex(id) else { return }
         // The transition's own (clamped) percent, at the finger's velocity.
-        let velocity = progress(m, device: index).velocity
         let release = Progress(percent: running[t].last.progress.percent, velocity: velocity)
         let decision = devices[index].decision
         let judgement = cancelled ? nil : ReleaseJudgement(
@@ -523,6 +659,204 @@ public struct Engine: Sendable {
         events.append(.gesture(event))
     }
 
+    // MARK: - Multi-finger swipes
+
+    /// One swipe event from the device's source (libinput, or the detector): decides whether this touch
+    /// sequence takes it, then runs the swipe recognizer.
+    private mutating func swipeInput(_ input: SwipeGestureInput, device index: Int, into events: inout [EngineEvent]) {
+        switch input {
+        case .begin(let fingers):
+            let kind = devices[index].device.kind
+            let edgeOwns: Bool
+            switch devices[index].recognizer.state {
+            case .began, .changed, .ended, .cancelled: edgeOwns = true
+            case .possible, .tracking, .failed: edgeOwns = false
+            }
+            // An edge gesture owns the sequence until every finger lifts; a count no binding wants is left to
+            // the edge path (and the rest of the desktop).
+            guard !edgeOwns, boundSwipes.wants(fingers, on: kind) || catchableSwipe(fingers: fingers, kind: kind) != nil,
+                  devices[index].swipe.isIdle
+            else {
+                devices[index].ignoringSwipe = true
+                return
+            }
+            devices[index].ignoringSwipe = false
+            if case .tracking = devices[index].recognizer.state { recognize(.swipe, device: index, into: &events) }
+            recognizeSwipe(.begin(fingers: fingers), device: index, into: &events)
+        case .update(let delta):
+            guard !devices[index].ignoringSwipe else { return }
+            recognizeSwipe(.update(delta: delta), device: index, into: &events)
+        case .end(let cancelled):
+            guard !devices[index].ignoringSwipe else {
+                devices[index].ignoringSwipe = false
+                return
+            }
+            recognizeSwipe(cancelled ? .cancel : .end, device: index, into: &events)
+        }
+    }
+
+    private mutating func recognizeSwipe(_ event: SwipeRecognizer.Event, device index: Int, into events: inout [EngineEvent]) {
+        let actions = devices[index].swipe.handle(event, at: now)
+        for action in actions {
+            performSwipe(action, device: index, into: &events)
+        }
+    }
+
+    private mutating func performSwipe(_ action: SwipeRecognizer.Action, device index: Int, into events: inout [EngineEvent]) {
+        switch action {
+        case .transitioned(let from, let event, let to):
+            events.append(.trace(.swipe(device: devices[index].device.id, from: from, event: event, to: to)))
+        case .bug(let event, let state):
+            events.append(.trace(.swipeBug(device: devices[index].device.id, event: event, state: state)))
+        case .track(let fingers):
+            if let t = catchableSwipe(fingers: fingers, kind: devices[index].device.kind), let direction = running[t].swipe {
+                devices[index].catching = .swipe(direction)
+                recognizeSwipe(.caught(direction), device: index, into: &events)
+            }
+        case .begin(let m):
+            swipeBegan(m, device: index, into: &events)
+        case .change(let m):
+            switch devices[index].target {
+            case .transition(let id):
+                emitSwipe(.changed, m, device: index, transition: id, into: &events)
+                driveSwipe(m, device: index, into: &events)
+            case .blocked:
+                emitSwipe(.changed, m, device: index, blocked: true, into: &events)
+            case .none:
+                emitSwipe(.changed, m, device: index, into: &events)
+            }
+        case .end(let m):
+            swipeEnded(m, cancelled: false, device: index, into: &events)
+        case .cancel(let m):
+            swipeEnded(m, cancelled: true, device: index, into: &events)
+        case .fail(let reason, let m):
+            devices[index].target = .none
+            devices[index].catching = nil
+            if let m { emitSwipe(.failed, m, device: index, failure: reason, into: &events) }
+        }
+    }
+
+    /// The transition running out that a swipe of `fingers` fingers on a device of `kind` would catch.
+    private func catchableSwipe(fingers: Int, kind: DeviceKind) -> Int? {
+        running.firstIndex { $0.swipe != nil && $0.swipeFingers == fingers && $0.deviceKind == kind && $0.isRunningOut }
+    }
+
+    private mutating func swipeBegan(_ m: SwipeRecognizer.Motion, device index: Int, into events: inout [EngineEvent]) {
+        let kind = devices[index].device.kind
+        let catching = devices[index].catching
+        devices[index].catching = nil
+        if catching == .swipe(m.direction),
+           let t = running.firstIndex(where: { $0.swipe == m.direction && $0.swipeFingers == m.fingers && $0.deviceKind == kind && $0.isRunningOut })
+        {
+            let id = running[t].id
+            running[t].device = devices[index].device.id
+            devices[index].target = .transition(id)
+            devices[index].swipeReferenceMM = swipeReference(m.direction, reference: running[t].reference, device: index)
+            devices[index].decision = running[t].decision ?? devices[index].settings.decision
+            emitSwipe(.began, m, device: index, transition: id, into: &events)
+            let caught = running[t].runOut.map { Progress(percent: $0.percent(at: now), velocity: $0.velocity(at: now)) }
+                ?? running[t].last.progress
+            // The fingers' travel so far is already in the scene: the caught percent is where it is now.
+            devices[index].basePercent = caught.percent - Percent(m.direction.along(dx: m.translation.x, dy: m.translation.y) / devices[index].swipeReferenceMM)
+            events.append(.interaction(InteractionEvent(
+                time: now, transition: id, container: containers[running[t].container].name, phase: .began,
+                cancelled: nil, percent: caught.percent, velocity: caught.velocity)))
+            apply(.caught, to: t, into: &events)
+            return
+        }
+        switch resolveBinding(.swipe(m.direction), kind: kind, fingers: m.fingers) {
+        case .applicable(let bindingIndex, let containerIndex, let plan):
+            let binding = configuration.bindings[bindingIndex]
+            let animator = binding.animator ?? configuration.animator
+            let interaction = PercentDrivenInteractiveTransition(
+                duration: animator.duration, completionSpeed: configuration.completionSpeed,
+                completionCurve: configuration.completionCurve)
+            devices[index].swipeReferenceMM = swipeReference(m.direction, reference: binding.reference, device: index)
+            devices[index].decision = binding.decision ?? devices[index].settings.decision
+            devices[index].basePercent = .zero
+            let id = TransitionID(nextTransitionID)
+            devices[index].target = .transition(id)
+            emitSwipe(.began, m, device: index, transition: id, into: &events)
+            _ = startTransition(
+                container: containerIndex, plan: plan, animator: animator, interaction: interaction,
+                edge: nil, device: devices[index].device.id, deviceKind: kind, binding: binding, swipeFingers: m.fingers,
+                into: &events)
+            driveSwipe(m, device: index, into: &events)
+        case .blocked(let binding):
+            devices[index].swipeReferenceMM = swipeReference(m.direction, reference: binding.reference, device: index)
+            devices[index].basePercent = .zero
+            devices[index].target = .blocked
+            emitSwipe(.began, m, device: index, blocked: true, into: &events)
+        case .unbound:
+            recognizeSwipe(.bindingUnavailable, device: index, into: &events)
+        }
+    }
+
+    private mutating func swipeEnded(_ m: SwipeRecognizer.Motion, cancelled: Bool, device index: Int, into events: inout [EngineEvent]) {
+        let state: GestureState = cancelled ? .cancelled : .ended
+        let target = devices[index].target
+        devices[index].target = .none
+        switch target {
+        case .transition(let id):
+            emitSwipe(state, m, device: index, transition: id, into: &events)
+            release(id, velocity: swipeProgress(m, device: index).velocity, cancelled: cancelled, device: index, into: &events)
+        case .blocked:
+            emitSwipe(state, m, device: index, blocked: true, springBack: true, into: &events)
+        case .none:
+            emitSwipe(state, m, device: index, into: &events)
+        }
+    }
+
+    /// A swipe's reference along `direction`, in millimetres: the binding's, or the device kind's for the axis.
+    private func swipeReference(_ direction: SwipeDirection, reference: PercentReference?, device index: Int) -> Double {
+        let slot = devices[index]
+        return (reference ?? slot.settings.swipe.reference(for: direction)).millimeters(along: direction, on: slot.device)
+    }
+
+    /// The swipe's travel along its direction as a transition's percent and velocity. Travel back past the start
+    /// is negative: the transition clamps it at 0, so a swipe back past its start and a release cancel.
+    private func swipeProgress(_ m: SwipeRecognizer.Motion, device index: Int) -> Progress {
+        let slot = devices[index]
+        let along = m.direction.along(dx: m.translation.x, dy: m.translation.y)
+        let alongVelocity = m.direction.along(dx: m.velocity.x, dy: m.velocity.y)
+        return Progress(
+            percent: slot.basePercent + Percent(along / slot.swipeReferenceMM),
+            velocity: PercentPerSecond(alongVelocity / slot.swipeReferenceMM))
+    }
+
+    private mutating func driveSwipe(_ m: SwipeRecognizer.Motion, device index: Int, into events: inout [EngineEvent]) {
+        guard case .transition(let id) = devices[index].target, let t = runningIndex(id) else { return }
+        apply(.update(swipeProgress(m, device: index)), to: t, into: &events)
+    }
+
+    private func emitSwipe(
+        _ state: GestureState, _ m: SwipeRecognizer.Motion, device index: Int, transition: TransitionID? = nil,
+        blocked: Bool = false, springBack: Bool = false, failure: SwipeRecognizer.FailureReason? = nil,
+        into events: inout [EngineEvent]
+    ) {
+        let slot = devices[index]
+        var event = GestureEvent(
+            time: now, device: slot.device.id, deviceKind: slot.device.kind, trigger: .swipe(m.direction), state: state,
+            fingers: m.fingers, location: slot.detector.centroid ?? NormalizedPoint(x: 0.5, y: 0.5),
+            translation: m.translation, velocity: m.velocity, transition: transition, swipeFailure: failure)
+        if blocked {
+            event.blocked = .noApplicableBinding
+            if case .rubberBand(let band) = configuration.overscroll {
+                let along = m.direction.along(dx: m.translation.x, dy: m.translation.y)
+                let pull = Percent(max(0, along / slot.swipeReferenceMM))
+                let displacement = band.displacement(pull)
+                event.overscroll = displacement
+                event.overscrollMM = Millimeters(displacement.value * slot.swipeReferenceMM)
+                if springBack {
+                    let alongVelocity = m.direction.along(dx: m.velocity.x, dy: m.velocity.y) / slot.swipeReferenceMM
+                    event.animation = band.springBack(
+                        from: displacement, velocity: PercentPerSecond(alongVelocity * band.slope(at: pull)), at: now)
+                }
+            }
+        }
+        events.append(.gesture(event))
+    }
+
     // MARK: - Transitions
 
     private func resolve(_ operation: TransitionOperation, in containerName: String) throws(TransitionRefusal) -> (Int, TransitionPlan) {
@@ -546,6 +880,20 @@ public struct Engine: Sendable {
         }
     }
 
+    /// Whether the detector of a device of this kind reports swipes: always on screens; on touchpads only when
+    /// their swipes do not come from libinput.
+    private func detectorEmits(_ kind: DeviceKind) -> Bool {
+        kind == .touchscreen || touchpadSwipes == .touchFrames
+    }
+
+    /// Whether an edge gesture about to begin with `fingers` fingers, moving `direction` (its edge's inward
+    /// normal), is a swipe instead: a swipe binding wants that many fingers moving that way, and the swipe path
+    /// can report that many (libinput makes two fingers on a touchpad scroll). One finger never is.
+    private func swipeClaims(_ fingers: Int, moving direction: SwipeDirection, on kind: DeviceKind) -> Bool {
+        fingers >= 2 && fingers >= configuration.settings(for: kind).swipe.minimumFingers
+            && boundSwipes.wants(fingers, moving: direction, on: kind)
+    }
+
     private func catchableEdges(for kind: DeviceKind) -> Edges {
         var edges: Edges = []
         for t in running where t.deviceKind == kind && t.isRunningOut {
@@ -558,14 +906,16 @@ public struct Engine: Sendable {
     /// the appearance callbacks of the start.
     private mutating func startTransition(
         container: Int, plan: TransitionPlan, animator: Animator, interaction: PercentDrivenInteractiveTransition,
-        edge: Edge?, device: DeviceID?, deviceKind: DeviceKind?, binding: Binding?, into events: inout [EngineEvent]
+        edge: Edge?, device: DeviceID?, deviceKind: DeviceKind?, binding: Binding?, swipeFingers: Int? = nil,
+        into events: inout [EngineEvent]
     ) -> TransitionID {
         let id = TransitionID(nextTransitionID)
         nextTransitionID += 1
         let began = PercentDrivenInteractiveTransition.Report(phase: .began, progress: .zero, animation: nil, isProgressOnly: false)
         running.append(RunningTransition(
             id: id, container: container, plan: plan, animator: animator, interaction: interaction,
-            edge: edge, device: device, deviceKind: deviceKind, reference: binding?.reference,
+            edge: edge, device: device, deviceKind: deviceKind, swipe: binding?.direction,
+            swipeFingers: binding?.direction == nil ? nil : swipeFingers, reference: binding?.reference,
             decision: binding?.decision, last: began))
         emitTransition(running.count - 1, began, into: &events)
         if let presentation = presentationEvent(plan, id: id, container: container, phase: .willBegin, completed: nil) {
@@ -630,7 +980,7 @@ public struct Engine: Sendable {
             from: t.plan.from, to: t.plan.to, direction: t.plan.direction, phase: report.phase,
             percent: report.progress.percent, velocity: report.progress.velocity,
             interactive: t.interaction.isInteractive, presentationStyle: t.plan.presentationStyle, edge: t.edge,
-            device: t.device, animation: report.animation,
+            device: t.device, swipe: t.swipe, swipeFingers: t.swipeFingers, animation: report.animation,
             geometry: geometry ?? t.animator.geometry(for: t.plan, at: report.progress.percent),
             isProgress: report.isProgressOnly)))
     }

@@ -19,18 +19,20 @@ public enum BlockReason: String, Hashable, Sendable, Codable, CaseIterable {
     case noApplicableBinding = "no-applicable-binding"
 }
 
-/// A screen-edge-pan recognizer's state, with where the finger is.
+/// A gesture recognizer's state (a screen-edge pan, or a multi-finger swipe), with where the fingers are.
 public struct GestureEvent: Hashable, Sendable {
     public var time: MonotonicInstant
     public var device: DeviceID
     public var deviceKind: DeviceKind
-    public var edge: Edge
+    /// The edge of an edge gesture, or the direction of a multi-finger swipe.
+    public var trigger: GestureTrigger
     public var state: GestureState
-    /// Fingers down on the device (the tracked one and any others).
+    /// Fingers down on the device (the tracked one and any others); for a swipe, the swipe's finger count.
     public var fingers: Int
-    /// The tracked finger, normalized in the user's orientation.
+    /// The tracked finger (a swipe: the centroid of the fingers, where the device reports them), normalized in
+    /// the user's orientation.
     public var location: NormalizedPoint
-    /// From the landing point, in (real or assumed) millimetres.
+    /// From the landing point (a swipe: the centroid's travel), in (real or assumed) millimetres.
     public var translation: MillimeterVector
     /// Millimetres per second, fitted over the velocity window.
     public var velocity: MillimeterVector
@@ -46,8 +48,17 @@ public struct GestureEvent: Hashable, Sendable {
     /// On the `ended` or `cancelled` of a blocked gesture with a rubber band: the spring back to 0, in the
     /// overscroll's unit.
     public var animation: AnimationSpec?
-    /// On `failed`: why.
+    /// On an edge gesture's `failed`: why.
     public var failure: ScreenEdgePanRecognizer.FailureReason?
+    /// On a swipe's `failed`: why.
+    public var swipeFailure: SwipeRecognizer.FailureReason?
+
+    /// The failure's name as the wire carries it, whichever recognizer failed.
+    public var failureReason: String? { failure?.rawValue ?? swipeFailure?.rawValue }
+
+    /// The edge of an edge gesture; `nil` for a swipe.
+    public var edge: Edge? { trigger.edge }
+    public var kind: GestureKind { trigger.kind }
 
     public init(
         time: MonotonicInstant, device: DeviceID, deviceKind: DeviceKind, edge: Edge, state: GestureState,
@@ -56,10 +67,24 @@ public struct GestureEvent: Hashable, Sendable {
         overscrollMM: Millimeters? = nil, animation: AnimationSpec? = nil,
         failure: ScreenEdgePanRecognizer.FailureReason? = nil
     ) {
+        self.init(
+            time: time, device: device, deviceKind: deviceKind, trigger: .edge(edge), state: state, fingers: fingers,
+            location: location, translation: translation, velocity: velocity, transition: transition, blocked: blocked,
+            overscroll: overscroll, overscrollMM: overscrollMM, animation: animation, failure: failure)
+    }
+
+    public init(
+        time: MonotonicInstant, device: DeviceID, deviceKind: DeviceKind, trigger: GestureTrigger, state: GestureState,
+        fingers: Int, location: NormalizedPoint, translation: MillimeterVector, velocity: MillimeterVector,
+        transition: TransitionID? = nil, blocked: BlockReason? = nil, overscroll: Percent? = nil,
+        overscrollMM: Millimeters? = nil, animation: AnimationSpec? = nil,
+        failure: ScreenEdgePanRecognizer.FailureReason? = nil, swipeFailure: SwipeRecognizer.FailureReason? = nil
+    ) {
+        self.swipeFailure = swipeFailure
         self.time = time
         self.device = device
         self.deviceKind = deviceKind
-        self.edge = edge
+        self.trigger = trigger
         self.state = state
         self.fingers = fingers
         self.location = location
@@ -91,6 +116,9 @@ public struct TransitionEvent: Hashable, Sendable {
     /// The edge and device whose gesture drives it, for gesture-driven transitions.
     public var edge: Edge?
     public var device: DeviceID?
+    /// The direction and finger count of the multi-finger swipe that drives it, for swipe-driven transitions.
+    public var swipe: SwipeDirection?
+    public var swipeFingers: Int?
     /// The run-out, on the event that starts one (`finishing` or `cancelling` after a release or a request).
     public var animation: AnimationSpec?
     public var geometry: TransitionGeometry
@@ -218,6 +246,8 @@ public enum TraceEvent: Hashable, Sendable {
     case transitionBug(
         id: TransitionID, event: PercentDrivenInteractiveTransition.EventName,
         phase: PercentDrivenInteractiveTransition.Phase)
+    case swipe(device: DeviceID, from: SwipeRecognizer.StateName, event: SwipeRecognizer.EventName, to: SwipeRecognizer.StateName)
+    case swipeBug(device: DeviceID, event: SwipeRecognizer.EventName, state: SwipeRecognizer.StateName)
 
     /// `recognizer[3] possible -> touch-motion -> began`, as libinput logs its gesture state machine, or
     /// `recognizer[3] invalid event caught in state changed`.
@@ -231,14 +261,18 @@ public enum TraceEvent: Hashable, Sendable {
             "recognizer[\(device.rawValue)] invalid event \(event.rawValue) in state \(state.rawValue)"
         case .transitionBug(let id, let event, let phase):
             "transition[\(id.rawValue)] invalid event \(event.rawValue) in state \(phase.rawValue)"
+        case .swipe(let device, let from, let event, let to):
+            "swipe[\(device.rawValue)] \(from.rawValue) -> \(event.rawValue) -> \(to.rawValue)"
+        case .swipeBug(let device, let event, let state):
+            "swipe[\(device.rawValue)] invalid event \(event.rawValue) in state \(state.rawValue)"
         }
     }
 
     /// Whether this is a bug report (to be logged as an error) rather than a step.
     public var isBug: Bool {
         switch self {
-        case .recognizerBug, .transitionBug: true
-        case .recognizer, .transition: false
+        case .recognizerBug, .transitionBug, .swipeBug: true
+        case .recognizer, .transition, .swipe: false
         }
     }
 }

@@ -151,6 +151,9 @@ public struct ScreenEdgePanRecognizer: Sendable {
         case caught(Edge)
         /// The gesture began on an edge with no binding for this device kind and finger count.
         case bindingUnavailable
+        /// The touch sequence is a multi-finger swipe (a swipe began on the device, or the gesture would begin
+        /// with as many fingers as a swipe binding wants): the edge gives way, silently.
+        case swipe
         case deviceRemoved
         /// The kernel dropped events (`SYN_DROPPED`): nothing about the touches can be trusted.
         case eventsDropped
@@ -165,6 +168,7 @@ public struct ScreenEdgePanRecognizer: Sendable {
             case .touchCancel: .touchCancel
             case .caught: .caught
             case .bindingUnavailable: .bindingUnavailable
+            case .swipe: .swipe
             case .deviceRemoved: .deviceRemoved
             case .eventsDropped: .eventsDropped
             case .allTouchesUp: .allTouchesUp
@@ -180,6 +184,7 @@ public struct ScreenEdgePanRecognizer: Sendable {
         case touchCancel = "touch-cancel"
         case caught = "caught"
         case bindingUnavailable = "binding-unavailable"
+        case swipe = "swipe"
         case deviceRemoved = "device-removed"
         case eventsDropped = "events-dropped"
         case allTouchesUp = "all-touches-up"
@@ -201,6 +206,8 @@ public struct ScreenEdgePanRecognizer: Sendable {
         case eventsLost = "events-lost"
         /// The gesture began on an edge that has no binding for this kind of device and number of fingers.
         case noBinding = "no-binding"
+        /// The sequence is a multi-finger swipe: never reported as an edge gesture.
+        case swipe = "swipe"
     }
 
     /// The tracked finger when an action is taken, in the user's normalized orientation.
@@ -328,7 +335,7 @@ public struct ScreenEdgePanRecognizer: Sendable {
             break
         case .deviceRemoved, .eventsDropped:
             fingers = 0
-        case .caught, .bindingUnavailable, .allTouchesUp:
+        case .caught, .bindingUnavailable, .swipe, .allTouchesUp:
             actions.append(.bug(event: event.name, state: state.name))
         }
     }
@@ -371,6 +378,9 @@ public struct ScreenEdgePanRecognizer: Sendable {
             fingers = 0
             move(to: .failed(.eventsLost), on: event, &actions)
             actions.append(.fail(.eventsLost, motion(nearest(tracking), tracking.start, tracking.location, time)))
+        case .swipe:
+            move(to: .failed(.swipe), on: event, &actions)
+            actions.append(.fail(.swipe, nil))
         case .bindingUnavailable, .allTouchesUp:
             actions.append(.bug(event: event.name, state: state.name))
         }
@@ -415,6 +425,15 @@ public struct ScreenEdgePanRecognizer: Sendable {
             }
             move(to: .failed(.noBinding), on: event, &actions)
             actions.append(.fail(.noBinding, motion(pan.edge, pan.start, pan.location, time)))
+        case .swipe:
+            // Like a missing binding, only a gesture that has just begun gives way: the caller decides at
+            // `begin`, before anything was reported.
+            guard began else {
+                actions.append(.bug(event: event.name, state: state.name))
+                return
+            }
+            move(to: .failed(.swipe), on: event, &actions)
+            actions.append(.fail(.swipe, nil))
         case .caught, .allTouchesUp:
             actions.append(.bug(event: event.name, state: state.name))
         }
@@ -436,7 +455,7 @@ public struct ScreenEdgePanRecognizer: Sendable {
                 return
             }
             move(to: .possible, on: event, &actions)
-        case .caught, .bindingUnavailable:
+        case .caught, .bindingUnavailable, .swipe:
             actions.append(.bug(event: event.name, state: state.name))
         }
     }

@@ -184,3 +184,100 @@ public enum ModelledDevices {
 
     public static let all = [cintiq, nexus4, synapticsI2C]
 }
+
+/// A multi-finger swipe anywhere on a device, described as a person would: how many fingers, which way, how
+/// far in millimetres, how fast, and how raggedly the fingers land and lift (real hands put three fingers down
+/// over 50 to 150 ms and rarely lift them together).
+public struct MultiFingerSwipe: Hashable, Sendable {
+    public var fingers: Int
+    public var direction: SwipeDirection
+    /// How far the fingers travel, in millimetres (real, or of the assumed size on a device without one).
+    public var travelMM: Double
+    public var duration: Microseconds
+    public var release: EdgeSwipe.Release
+    /// Where the fingers' centroid lands, normalized in the device's own orientation.
+    public var center: (x: Double, y: Double)
+    /// The distance between neighbouring fingers, across the motion, in millimetres.
+    public var spacingMM: Double
+    /// The time between one finger landing and the next.
+    public var landingStagger: Microseconds
+    /// How long the fingers rest after the last one landed before they move.
+    public var settle: Microseconds
+    /// The time between one finger lifting and the next (the first lifts first).
+    public var liftStagger: Microseconds
+    /// The sampling interval (120 Hz by default).
+    public var interval: Microseconds
+
+    public init(
+        fingers: Int, direction: SwipeDirection, travelMM: Double, duration: Microseconds = .milliseconds(300),
+        release: EdgeSwipe.Release = .atRest, center: (x: Double, y: Double) = (0.5, 0.5), spacingMM: Double = 18,
+        landingStagger: Microseconds = .milliseconds(20), settle: Microseconds = .milliseconds(40),
+        liftStagger: Microseconds = .milliseconds(10), interval: Microseconds = Microseconds(8333)
+    ) {
+        self.fingers = fingers
+        self.direction = direction
+        self.travelMM = travelMM
+        self.duration = duration
+        self.release = release
+        self.center = center
+        self.spacingMM = spacingMM
+        self.landingStagger = landingStagger
+        self.settle = settle
+        self.liftStagger = liftStagger
+        self.interval = interval
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.fingers == b.fingers && a.direction == b.direction && a.travelMM == b.travelMM && a.duration == b.duration
+            && a.release == b.release && a.center.x == b.center.x && a.center.y == b.center.y && a.spacingMM == b.spacingMM
+            && a.landingStagger == b.landingStagger && a.settle == b.settle && a.liftStagger == b.liftStagger
+            && a.interval == b.interval
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(fingers)
+        h.combine(direction)
+        h.combine(travelMM)
+        h.combine(duration)
+    }
+}
+
+extension FingerScript {
+    /// A multi-finger swipe on `device` (upright: the script is in device units), its fingers in slots
+    /// `firstFinger`, `firstFinger + 1`…, starting at `start`. Every finger moves the same way at once, after the
+    /// last one landed and `settle` passed; the motion lasts whole frames of `swipe.interval`.
+    public static func multiFingerSwipe(
+        _ swipe: MultiFingerSwipe, on device: TouchDevice, firstFinger: Int32 = 0, start: Microseconds = .zero
+    ) -> FingerScript {
+        let size = device.deviceSize
+        let unitsX = device.x.span / max(1e-9, size.width.value)
+        let unitsY = device.y.span / max(1e-9, size.height.value)
+        let u = swipe.direction.unit
+        let interval = max(1, swipe.interval.value)
+        let frames = max(1, Int((swipe.duration.value + interval - 1) / interval))
+        let (easing, hold): (Easing, Microseconds) =
+            switch swipe.release {
+            case .atRest(let hold): (.smoothstep, hold)
+            case .whileMoving: (.easeIn, swipe.interval)
+            }
+        let n = max(1, swipe.fingers)
+        let moveStart = start + Microseconds(swipe.landingStagger.value * Int64(n - 1)) + swipe.settle
+        var script = FingerScript()
+        for i in 0..<n {
+            // Fingers side by side across the motion, centred on `center`.
+            let offset = (Double(i) - Double(n - 1) / 2) * swipe.spacingMM
+            let fx = Double(device.x.minimum) + swipe.center.x * device.x.span + (swipe.direction.isHorizontal ? 0 : offset * unitsX)
+            let fy = Double(device.y.minimum) + swipe.center.y * device.y.span + (swipe.direction.isHorizontal ? offset * unitsY : 0)
+            let landing = start + Microseconds(swipe.landingStagger.value * Int64(i))
+            let wait = moveStart - landing
+            let to = (fx + u.x * swipe.travelMM * unitsX, fy + u.y * swipe.travelMM * unitsY)
+            var moves: [Stroke.Move] = []
+            if wait.value > 0 { moves.append(Stroke.Move(to: fx, fy, frames: 1, durationUS: UInt64(wait.value), easing: .linear)) }
+            moves.append(Stroke.Move(to: to.0, to.1, frames: frames, durationUS: UInt64(frames) * UInt64(interval), easing: easing))
+            script = script + FingerScript(stroke: Stroke(
+                finger: firstFinger + Int32(i), startUS: UInt64(max(0, landing.value)), from: fx, fy, moves: moves,
+                restUS: UInt64(max(0, hold.value + swipe.liftStagger.value * Int64(i))), lift: true))
+        }
+        return script
+    }
+}

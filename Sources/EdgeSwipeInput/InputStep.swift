@@ -10,6 +10,8 @@ public struct InputStep: Hashable, Sendable {
         case frame(TouchFrame)
         case eventsLost(DeviceID)
         case deviceRemoved(DeviceID)
+        /// One of libinput's swipe gesture events for a live touchpad (deltas in mm, in the user's orientation).
+        case swipe(DeviceID, SwipeGestureInput)
     }
 
     public var time: MonotonicInstant
@@ -28,6 +30,7 @@ public struct InputStep: Hashable, Sendable {
         case .frame(let frame): engine.handle(frame, into: &events)
         case .eventsLost(let id): engine.eventsLost(on: id, at: time, into: &events)
         case .deviceRemoved(let id): engine.removeDevice(id, at: time, into: &events)
+        case .swipe(let id, let input): engine.handleSwipe(input, on: id, at: time, into: &events)
         }
     }
 }

@@ -13,8 +13,9 @@ import Glibc
 /// opened; keyboards, mice and devices tagged `EDGESWIPE_IGNORE=1` never are. Touchscreens are read through
 /// libinput's touch events (its calibration matrix carries the configured calibration and rotation). libinput
 /// gives touchpads no finger positions, so each touchpad is also opened with libevdev, not grabbed (the desktop
-/// keeps its pointer), and decoded by the same ``EvdevFrameDecoder`` as recordings; libinput's own pointer events
-/// for it are ignored.
+/// keeps its pointer), and decoded by the same ``EvdevFrameDecoder`` as recordings. Of libinput's own events for a
+/// touchpad only its swipe gestures are read (``InputStep/Input/swipe(_:_:)``): libinput decides their finger
+/// count, thumbs, palms and the two-finger scroll; its pointer, scroll, pinch and hold events are not ours.
 ///
 /// Everything runs on the caller's thread: poll ``pollDescriptors`` for readability, then call ``drain(now:_:)``,
 /// which never blocks. Not `Sendable`: it belongs to the thread that polls it.
@@ -206,10 +207,35 @@ public final class LiveTouchInput {
                 entry.assembler.touch(phase, slot: slot, position: position)
             }
             entries[device] = entry
+        case LIBINPUT_EVENT_GESTURE_SWIPE_BEGIN, LIBINPUT_EVENT_GESTURE_SWIPE_UPDATE, LIBINPUT_EVENT_GESTURE_SWIPE_END:
+            guard let entry = entries[device], entry.touchpad != nil, let gesture = libinput_event_get_gesture_event(event) else { return }
+            let time = MonotonicInstant(microseconds: libinput_event_gesture_get_time_usec(gesture))
+            let input: SwipeGestureInput
+            switch type {
+            case LIBINPUT_EVENT_GESTURE_SWIPE_BEGIN:
+                input = .begin(fingers: Int(libinput_event_gesture_get_finger_count(gesture)))
+            case LIBINPUT_EVENT_GESTURE_SWIPE_UPDATE:
+                input = .update(delta: Self.swipeDelta(
+                    dx: libinput_event_gesture_get_dx_unaccelerated(gesture), dy: libinput_event_gesture_get_dy_unaccelerated(gesture),
+                    rotation: entry.device.rotation))
+            default:
+                input = .end(cancelled: libinput_event_gesture_get_cancelled(gesture) != 0)
+            }
+            handle(InputStep(time: time, input: .swipe(entry.device.id, input)))
         default:
-            // Pointer, gesture and keyboard events (a touchpad's pointer, a touchscreen's buttons): not ours.
+            // Pointer, scroll, pinch, hold and keyboard events (a touchpad's pointer, a touchscreen's buttons): not
+            // ours.
             return
         }
+    }
+
+    /// libinput's unaccelerated touchpad delta, in millimetres of finger travel in the user's orientation.
+    /// libinput 1.22 normalizes touchpad deltas to 1000 dpi and scales them by its constant touchpad filter
+    /// (`touchpad_constant_filter`, `src/filter-touchpad.c`): 10.52 units per mm
+    /// (``SwipeSettings/libinputUnitsPerMillimeter``). The pad's rotation turns the vector as it turns positions.
+    static func swipeDelta(dx: Double, dy: Double, rotation: Rotation) -> MillimeterVector {
+        let k = SwipeSettings.libinputUnitsPerMillimeter
+        return rotation.apply(MillimeterVector(x: dx.isFinite ? dx / k : 0, y: dy.isFinite ? dy / k : 0))
     }
 
     private func added(_ pointer: OpaquePointer, now: MonotonicInstant, _ handle: (InputStep) -> Void) {

@@ -113,6 +113,15 @@ public struct RotationControl: Sendable {
             sink(step)
         case .deviceChanged:
             sink(step)
+        case .swipe(let id, let input):
+            // libinput's swipe deltas were turned with the configured rotation, as the frames were: turn them by
+            // the difference too.
+            guard let i = index(id), case .update(let delta) = input else {
+                sink(step)
+                return
+            }
+            let turn = slots[i].device.rotation.relative(to: slots[i].source)
+            sink(turn == .degrees0 ? step : InputStep(time: step.time, input: .swipe(id, .update(delta: turn.apply(delta)))))
         case .eventsLost(let id):
             sink(step)
             // The source trusts none of the touches down now and reports nothing more of them.

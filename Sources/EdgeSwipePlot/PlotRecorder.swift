@@ -212,7 +212,11 @@ public struct PlotRecorder: Sendable {
 /// How a plot names a gesture: in one place, so that a new kind of gesture is one more case here.
 public enum GestureName {
     public static func describe(_ g: GestureEvent) -> String {
-        "\(g.edge.rawValue) edge, \(g.fingers) finger\(g.fingers == 1 ? "" : "s")"
+        let fingers = "\(g.fingers) finger\(g.fingers == 1 ? "" : "s")"
+        switch g.trigger {
+        case .edge(let edge): return "\(edge.rawValue) edge, \(fingers)"
+        case .swipe(let direction): return "swipe \(direction.rawValue), \(fingers)"
+        }
     }
 }
 
@@ -235,6 +239,7 @@ extension PlotData.Attempt.Outcome {
             case .touchCancelled: "failed: the touch was cancelled before it was judged"
             case .eventsLost: "failed: events were lost (or the device went away) before it was judged"
             case .noBinding: "failed: no binding on this edge for this kind of device and number of fingers"
+            case .swipe: "not an edge gesture: the fingers made a multi-finger swipe (plotted as one)"
             }
         }
     }

@@ -283,7 +283,13 @@ public struct GestureMessage: Hashable, Sendable, Codable, WireMessage {
     static let type = MessageType.gesture
     public var seq: UInt64 = 0
     public var timeUS: UInt64 = 0
-    public var edge = Edge.left
+    /// `edge` or `swipe`; a string, so that a newer server's kinds still decode. (Servers older than multi-finger
+    /// swipes did not send it: their gestures were all edge gestures.)
+    public var kind = GestureKind.edge.rawValue
+    /// An edge gesture's edge.
+    public var edge: Edge?
+    /// A multi-finger swipe's direction (`left`, `right`, `up`, `down`: the way the fingers move).
+    public var direction: SwipeDirection?
     public var state = GestureState.began
     public var device: UInt32 = 0
     public var deviceKind = DeviceKind.touchscreen
@@ -310,7 +316,9 @@ public struct GestureMessage: Hashable, Sendable, Codable, WireMessage {
     public var reason: String?
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("kind", &kind)
         try c.field("edge", &edge)
+        try c.field("direction", &direction)
         try c.field("state", &state)
         try c.field("device", &device)
         try c.field("device_kind", &deviceKind)
@@ -337,7 +345,9 @@ public struct GestureMessage: Hashable, Sendable, Codable, WireMessage {
 extension GestureMessage {
     public init(_ e: GestureEvent) {
         timeUS = e.time.microseconds
+        kind = e.kind.rawValue
         edge = e.edge
+        direction = e.trigger.direction
         state = e.state
         device = e.device.rawValue
         deviceKind = e.deviceKind
@@ -351,7 +361,7 @@ extension GestureMessage {
         overscroll = e.overscroll?.value
         overscrollMM = e.overscrollMM?.value
         animation = e.animation.map(AnimationInfo.init)
-        reason = e.failure?.rawValue
+        reason = e.failureReason
     }
 }
 
@@ -509,6 +519,10 @@ public struct TransitionMessage: Hashable, Sendable, Codable, WireMessage {
     public var presentationStyle: PresentationStyle?
     public var edge: Edge?
     public var device: UInt32?
+    /// The direction and finger count of the multi-finger swipe that drives it (a new swipe with as many fingers
+    /// catches its run-out).
+    public var swipeDirection: SwipeDirection?
+    public var swipeFingers: Int?
     /// On the event that starts a run-out.
     public var animation: AnimationInfo?
     public var geometry = GeometryInfo()
@@ -528,6 +542,8 @@ public struct TransitionMessage: Hashable, Sendable, Codable, WireMessage {
         try c.field("presentation_style", &presentationStyle)
         try c.field("edge", &edge)
         try c.field("device", &device)
+        try c.field("swipe_direction", &swipeDirection)
+        try c.field("swipe_fingers", &swipeFingers)
         try c.field("animation", &animation)
         try c.field("geometry", &geometry)
     }
@@ -550,6 +566,8 @@ extension TransitionMessage {
         presentationStyle = e.presentationStyle
         edge = e.edge
         device = e.device?.rawValue
+        swipeDirection = e.swipe
+        swipeFingers = e.swipeFingers
         animation = e.animation.map(AnimationInfo.init)
         geometry = GeometryInfo(e.geometry)
     }

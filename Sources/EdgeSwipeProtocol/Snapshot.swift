@@ -49,9 +49,14 @@ extension ConfigSummary {
     }
 }
 
-/// One binding: which edge drives which operation on which container.
+/// One binding: which edge (or multi-finger swipe) drives which operation on which container.
 public struct BindingSummary: Hashable, Sendable, Codable, WireObject {
-    public var edge = Edge.left
+    /// `edge` or `swipe`. (Servers older than multi-finger swipes did not send it: their bindings were all edges.)
+    public var gesture = GestureKind.edge
+    /// An edge binding's edge.
+    public var edge: Edge?
+    /// A swipe binding's direction.
+    public var direction: SwipeDirection?
     public var container = ""
     public var operation = ""
     /// Empty means every kind.
@@ -77,8 +82,12 @@ public struct BindingSummary: Hashable, Sendable, Codable, WireObject {
 
     init() {}
 
-    public init(edge: Edge, container: String, operation: String, deviceKinds: [DeviceKind], fingers: FingerRange) {
-        self.edge = edge
+    public init(
+        trigger: GestureTrigger, container: String, operation: String, deviceKinds: [DeviceKind], fingers: FingerRange
+    ) {
+        self.gesture = trigger.kind
+        self.edge = trigger.edge
+        self.direction = trigger.direction
         self.container = container
         self.operation = operation
         self.deviceKinds = deviceKinds
@@ -86,7 +95,9 @@ public struct BindingSummary: Hashable, Sendable, Codable, WireObject {
     }
 
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("gesture", &gesture)
         try c.field("edge", &edge)
+        try c.field("direction", &direction)
         try c.field("container", &container)
         try c.field("operation", &operation)
         try c.field("device_kinds", &deviceKinds)
@@ -97,7 +108,7 @@ public struct BindingSummary: Hashable, Sendable, Codable, WireObject {
 extension BindingSummary {
     public init(_ b: Binding) {
         self.init(
-            edge: b.edge, container: b.container, operation: b.operation.name, deviceKinds: b.deviceKinds,
+            trigger: b.trigger, container: b.container, operation: b.operation.name, deviceKinds: b.deviceKinds,
             fingers: FingerRange(min: b.fingers.lowerBound, max: b.fingers.upperBound))
     }
 }

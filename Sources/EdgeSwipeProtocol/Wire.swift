@@ -321,6 +321,8 @@ extension WireName {
 }
 
 extension Edge: WireName {}
+extension SwipeDirection: WireName {}
+extension GestureKind: WireName {}
 extension GestureState: WireName {}
 extension PresentationEvent.Kind: WireName {}
 extension PresentationEvent.Phase: WireName {}

@@ -53,7 +53,7 @@ struct EdgeSwipeBench: ParsableCommand {
     @Option(name: .long, help: "Start-ups measured for startup_ms (the median is reported).")
     var startupRuns = 10
 
-    @Option(name: .long, parsing: .upToNextOption, help: "Run only these sections: pipeline, encoders, allocs, startup, idle, latency.")
+    @Option(name: .long, parsing: .upToNextOption, help: "Run only these sections: pipeline, encoders, allocs, swipes, startup, idle, latency.")
     var only: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("For callgrind: run one stage (decode, engine, encode, pipeline, steady, setup) and exit.", valueName: "stage"))
@@ -66,7 +66,7 @@ struct EdgeSwipeBench: ParsableCommand {
     var writeRecording: String?
 
     func validate() throws {
-        let sections: Set<String> = ["pipeline", "encoders", "allocs", "startup", "idle", "latency"]
+        let sections: Set<String> = ["pipeline", "encoders", "allocs", "swipes", "startup", "idle", "latency"]
         for s in only where !sections.contains(s) { throw ValidationError("--only takes \(sections.sorted().joined(separator: ", ")) (got \(s))") }
         guard passes >= 1, passes <= 100 else { throw ValidationError("--passes must be 1...100") }
         guard clients.allSatisfy({ $0 >= 1 && $0 <= 5000 }) else { throw ValidationError("--clients must be 1...5000") }
@@ -145,6 +145,16 @@ struct EdgeSwipeBench: ParsableCommand {
             let scratch = try ScratchDirectory()
             defer { scratch.remove() }
             details.append(("server_publish_allocations", try measureServerPublish(synthetic: synthetic, socketPath: scratch.file("publish.sock"))))
+        }
+
+        if wants("swipes") {
+            log("swipes: the 3-finger stream through the pipeline, its steady allocations, libinput's path")
+            let w = measureSwipes(seconds: syntheticSeconds, passes: passes, log: log)
+            if case .object(let fields) = w {
+                if let v = fields.first(where: { $0.0 == "events_per_s" })?.1 { report.append(("swipe_pipeline_events_per_s", v)) }
+                if let v = fields.first(where: { $0.0 == "steady_allocs_per_frame" })?.1 { report.append(("swipe_allocs_per_event", v)) }
+            }
+            details.append(("swipes", w))
         }
 
         let needsDaemon = wants("latency") || wants("idle") || wants("startup")

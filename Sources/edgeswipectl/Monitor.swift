@@ -78,7 +78,7 @@ struct MonitorView {
                 blocked[g.device] = nil
             }
             if g.state != .changed {
-                var line = "gesture \(g.edge.rawValue) \(g.state.rawValue) (\(g.fingers) finger\(g.fingers == 1 ? "" : "s"), device \(g.device))"
+                var line = "gesture \(Self.name(of: g)) \(g.state.rawValue) (\(g.fingers) finger\(g.fingers == 1 ? "" : "s"), device \(g.device))"
                 if let reason = g.reason { line += ": \(reason)" }
                 if let why = g.blocked {
                     line += ", blocked: \(why)"
@@ -95,7 +95,8 @@ struct MonitorView {
                 log("\(t.phase == .completed ? "completed" : "cancelled") \(t.id) \(t.operation) \(t.container): \(t.from) -> \(t.to)")
             } else {
                 if t.phase == .began {
-                    log("began \(t.id) \(t.operation) \(t.container): \(t.from) -> \(t.to)\(t.interactive ? ", \(t.edge?.rawValue ?? "?") edge" : ", requested")")
+                    let driver = t.swipeDirection.map { "\(t.swipeFingers ?? 0)-finger swipe \($0.rawValue)" } ?? "\(t.edge?.rawValue ?? "?") edge"
+                    log("began \(t.id) \(t.operation) \(t.container): \(t.from) -> \(t.to)\(t.interactive ? ", \(driver)" : ", requested")")
                 } else if !t.progress {
                     var line = "\(t.phase.rawValue) \(t.id) at \(Int((t.percent * 100).rounded()))%"
                     if let a = t.animation { line += ", \(a.curve) over \(a.durationUS / 1000) ms" }
@@ -149,19 +150,25 @@ struct MonitorView {
             let width = 20
             let filled = Int((t.percent * Double(width)).rounded())
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            return "[\(t.id)] \(t.operation) \(bar) \(Self.rightAligned(Int((t.percent * 100).rounded()), width: 3))% \(t.phase.rawValue)\(t.edge.map { " \($0.rawValue)" } ?? "")"
+            return "[\(t.id)] \(t.operation) \(bar) \(Self.rightAligned(Int((t.percent * 100).rounded()), width: 3))% \(t.phase.rawValue)\(t.edge.map { " \($0.rawValue)" } ?? "")\(t.swipeDirection.map { " swipe \($0.rawValue)" } ?? "")"
         }
         let bands = blocked.keys.sorted().compactMap { blocked[$0] }.map { g -> String in
             // The band as a bar of the same 20 cells as a transition's: 4 cells per millimetre, full at 5 mm.
             let mm = g.overscrollMM ?? 0
             let filled = min(20, Int((mm * 4).rounded()))
             let bar = String(repeating: "▓", count: filled) + String(repeating: "░", count: 20 - filled)
-            return "[device \(g.device)] \(g.edge.rawValue) blocked \(bar) \(String(format: "%.1f", mm)) mm"
+            return "[device \(g.device)] \(Self.name(of: g)) blocked \(bar) \(String(format: "%.1f", mm)) mm"
         }
         let all = bars + bands
         print("\u{1B}[2K\r" + all.joined(separator: "  "), terminator: "")
         statusShown = !all.isEmpty
         fflush(nil)
+    }
+
+    /// An edge gesture by its edge (`left`), a swipe by its direction (`swipe left`).
+    static func name(of g: GestureMessage) -> String {
+        if let edge = g.edge { return edge.rawValue }
+        return "\(g.kind) \(g.direction?.rawValue ?? "?")"
     }
 
     /// `n` padded with spaces on the left to `width` characters, as `%3d` prints it.

@@ -194,8 +194,9 @@ struct ReadableLog {
         case .gesture(let g):
             guard g.state != .changed else { return nil }
             if g.state == .began { gestures += 1 }
-            var line = "\(stamp(g.time)) gesture \(g.edge.rawValue) \(g.state.rawValue), \(g.fingers) finger\(g.fingers == 1 ? "" : "s") at (\(f2(g.location.x)), \(f2(g.location.y))), translation \(f1(g.translation.x)),\(f1(g.translation.y)) mm"
-            if let failure = g.failure { line += " (\(failure.rawValue))" }
+            let name = g.edge?.rawValue ?? "swipe \(g.trigger.direction?.rawValue ?? "?")"
+            var line = "\(stamp(g.time)) gesture \(name) \(g.state.rawValue), \(g.fingers) finger\(g.fingers == 1 ? "" : "s") at (\(f2(g.location.x)), \(f2(g.location.y))), translation \(f1(g.translation.x)),\(f1(g.translation.y)) mm"
+            if let failure = g.failureReason { line += " (\(failure))" }
             if let blocked = g.blocked {
                 line += ", blocked: \(blocked.rawValue)"
                 if let mm = g.overscrollMM { line += ", overscroll \(f1(mm.value)) mm" }
@@ -208,7 +209,9 @@ struct ReadableLog {
             lastPhase[t.id] = t.phase.isTerminal ? nil : t.phase
             var line = "\(stamp(t.time)) transition \(t.id.rawValue) \(t.operation.name) \(t.container): \(t.from) -> \(t.to) \(t.phase.rawValue) at \(Int((t.percent.value * 100).rounded()))%"
             switch t.phase {
-            case .began: line += t.interactive ? " (interactive\(t.edge.map { ", \($0.rawValue) edge" } ?? ""))" : " (requested)"
+            case .began:
+                let driver = t.swipe.map { ", \(t.swipeFingers ?? 0)-finger swipe \($0.rawValue)" } ?? t.edge.map { ", \($0.rawValue) edge" } ?? ""
+                line += t.interactive ? " (interactive\(driver))" : " (requested)"
             case .finishing, .cancelling:
                 line += String(format: ", velocity %.2f/s", t.velocity.value)
                 if let a = t.animation { line += ", \(a.curve.name) over \(a.duration.value / 1000) ms" }

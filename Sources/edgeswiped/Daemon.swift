@@ -53,7 +53,10 @@ final class Daemon: Service, Sendable {
         // Hardening: the saved container state replaces the configured initial state; unsafe socket modes refuse.
         let hardening = DaemonHardening(options: options, logger: logger)
         self.hardening = hardening
-        let engine = Engine(configuration: hardening.initialConfiguration(settings.engine))
+        // Live touchpads' swipes are libinput's own gestures; a replay's come from the engine's emulation of them.
+        let engine = Engine(
+            configuration: hardening.initialConfiguration(settings.engine),
+            touchpadSwipes: options.replay.isEmpty ? .libinputGestures : .touchFrames)
         let summary = ConfigSummary(configuration: settings.engine, source: options.config ?? "built-in")
         let listener = try Self.listener(options.socket, logger: logger)
         try hardening.checkSocket(listener, admitsActiveSession: settings.access.followsActiveSession)

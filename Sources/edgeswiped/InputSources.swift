@@ -129,7 +129,7 @@ final class ReplaySource: InputSource {
         case .frame(var frame):
             frame.time = time
             return InputStep(time: time, input: .frame(frame))
-        case .deviceAdded, .deviceChanged, .deviceRemoved, .eventsLost:
+        case .deviceAdded, .deviceChanged, .deviceRemoved, .eventsLost, .swipe:
             return InputStep(time: time, input: step.input)
         }
     }

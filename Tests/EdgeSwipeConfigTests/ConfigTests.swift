@@ -140,6 +140,16 @@ struct ConfigTests {
         ("[transition]\noverscroll = \"bounce\"\n", "user.toml:2: 'overscroll' must be one of \"none\", \"rubber-band\""),
         ("[transition]\nrubber_band_limit = 0\n", "user.toml:2: 'rubber_band_limit' must be between 0.001 and 1"),
         ("[touchscreen]\ncorner_along_deg = 60\n", "user.toml:2: 'corner_along_deg' must be between 0 and 44"),
+        // Multi-finger swipes.
+        ("[[bindings]]\ngesture = \"swipe\"\nedge = \"left\"\ndirection = \"left\"\n", "user.toml:3: a swipe binding has no 'edge'"),
+        ("[[bindings]]\nedge = \"left\"\ndirection = \"left\"\n", "user.toml:3: an edge binding has no 'direction'"),
+        ("[[bindings]]\ngesture = \"swipe\"\ncontainer = \"shell\"\naction = \"next-tab\"\n", "user.toml:1: a swipe binding needs 'direction' (left, right, up or down)"),
+        ("[[bindings]]\ngesture = \"swipe\"\ndirection = \"sideways\"\n", "user.toml:3: 'direction' must be one of \"left\", \"right\", \"up\", \"down\""),
+        ("[[bindings]]\ngesture = \"pinch\"\n", "user.toml:2: 'gesture' must be one of \"edge\", \"swipe\""),
+        ("[[bindings]]\ngesture = \"swipe\"\ndirection = \"left\"\nfingers = 1\n", "user.toml:4: a swipe binding's 'fingers' must be from 2 to 5 (got 1)"),
+        ("[[bindings]]\ngesture = \"swipe\"\ndirection = \"left\"\nfingers = [3, 6]\n", "user.toml:4: a swipe binding's 'fingers' must be a count (3) or a range [min, max] within 2...5"),
+        ("[[bindings]]\nedge = \"left\"\nfingers = 11\n", "user.toml:3: 'fingers' must be from 1 to 10 (got 11)"),
+        ("[[bindings]]\ngesture = \"swipe\"\ndirection = \"up\"\ncontainer = \"app\"\naction = \"next-tab\"\n", "user.toml:5: a navigation container ('app') cannot 'next-tab'"),
     ])
     func errors(_ text: String, _ expected: String) {
         do {
@@ -148,6 +158,59 @@ struct ConfigTests {
         } catch {
             #expect(error.description.hasPrefix(expected), "\(error.description)")
         }
+    }
+
+    @Test("swipe bindings are read and rendered: direction, fingers (3 by default), devices, reference")
+    func swipeBindings() throws {
+        let text = """
+            version = 1
+            [[bindings]]
+            gesture = "swipe"
+            direction = "up"
+            container = "overlay"
+            action = "present"
+            scene = "overview"
+
+            [[bindings]]
+            gesture = "swipe"
+            direction = "left"
+            fingers = [3, 4]
+            devices = ["touchpad"]
+            container = "shell"
+            action = "next-tab"
+            reference = "mm"
+            reference_mm = 40.0
+
+            [[bindings]]
+            gesture = "swipe"
+            direction = "right"
+            fingers = 2
+            devices = ["touchscreen"]
+            container = "shell"
+            action = "previous-tab"
+
+            [[bindings]]
+            gesture = "edge"
+            edge = "left"
+            container = "app"
+            action = "pop"
+            """
+        let settings = try ConfigParser.parse(text, file: "swipes.toml")
+        let b = settings.engine.bindings
+        #expect(b.map(\.trigger) == [.swipe(.up), .swipe(.left), .swipe(.right), .edge(.left)])
+        #expect(b.map(\.fingers) == [3...3, 3...4, 2...2, 1...10])
+        #expect(b[1].deviceKinds == [.touchpad] && b[1].reference == .millimeters(40))
+        #expect(settings.warnings.isEmpty, "a 2-finger swipe on touchscreens only is fine")
+        let again = try ConfigParser.parse(settings.renderTOML(), file: "rendered.toml")
+        #expect(again.engine == settings.engine)
+    }
+
+    @Test("a 2-finger swipe binding that listens to touchpads is warned about: libinput makes two fingers scroll")
+    func twoFingerTouchpadSwipe() throws {
+        let text = "version = 1\n[[bindings]]\ngesture = \"swipe\"\ndirection = \"left\"\nfingers = 2\ncontainer = \"shell\"\naction = \"next-tab\"\n"
+        let settings = try ConfigParser.parse(text, file: "two.toml")
+        #expect(settings.warnings.map(\.line) == [5])
+        #expect(settings.warnings.first?.description.hasPrefix("two.toml:5: warning: libinput makes two fingers on a touchpad scroll") == true)
     }
 
     @Test("[access] keywords, rotation = \"auto\" and output are read, and rendered so that they read again")

@@ -39,7 +39,8 @@ struct BlockedSwipeTests {
     @Test("it begins, streams began, changed… ended with no transition and says why", arguments: cases)
     func blocked(_ c: Case) throws {
         var engine = Engine(configuration: c.configuration)
-        let events = engine.play(.edgeSwipe(c.binding.edge, travel: 0.6, on: c.device, release: .whileMoving), on: c.device)
+        let edge = try #require(c.binding.edge)
+        let events = engine.play(.edgeSwipe(edge, travel: 0.6, on: c.device, release: .whileMoving), on: c.device)
         let gestures = events.gestures
         #expect(events.gestureStates == [.began, .changed, .ended])
         #expect(gestures.allSatisfy { $0.edge == c.binding.edge && $0.blocked == .noApplicableBinding && $0.transition == nil })

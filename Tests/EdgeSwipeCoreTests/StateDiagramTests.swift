@@ -66,6 +66,13 @@ struct StateDiagramTests {
             taken: Self.steps(ScreenEdgePanRecognizerTests.table.flatMap { ScreenEdgePanRecognizerTests.run($0).1 }))
     }
 
+    @Test("the swipe recognizer's diagram is its table")
+    func swipe() throws {
+        Self.compare(
+            drawn: try Self.arrows(inDiagramContaining: "possible --> pending"),
+            taken: Self.steps(SwipeRecognizerTests.table.flatMap { SwipeRecognizerTests.run($0).1 }))
+    }
+
     @Test("the transition's diagram is its table")
     func transition() throws {
         Self.compare(

@@ -209,7 +209,7 @@ private let padProps = ["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1"]
             switch step.input {
             case .frame(let f): lines += f.touches.map { "\($0.phase.rawValue) \($0.id)" }
             case .eventsLost: lines.append("lost")
-            case .deviceAdded, .deviceChanged, .deviceRemoved: lines.append("?")
+            case .deviceAdded, .deviceChanged, .deviceRemoved, .swipe: lines.append("?")
             }
         }
         #expect(outcome == .drained)

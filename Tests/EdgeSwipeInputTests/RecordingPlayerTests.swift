@@ -49,6 +49,7 @@ private func leftSwipe(steps: Int, lift: Bool = true) -> [[Ev]] {
             case .frame(let f): steps.append("\(step.time.microseconds) " + f.touches.map { "\($0.phase.rawValue) \($0.id)" }.joined(separator: ","))
             case .eventsLost(let id): steps.append("\(step.time.microseconds) lost \(id.rawValue)")
             case .deviceRemoved(let id): steps.append("\(step.time.microseconds) removed \(id.rawValue)")
+            case .swipe(let id, _): steps.append("\(step.time.microseconds) swipe \(id.rawValue)")
             }
         }
         #expect(steps == ["100 added 1", "100 down 0", "10100 motion 0", "20100 motion 0", "30100 up 0", "30100 removed 1"])

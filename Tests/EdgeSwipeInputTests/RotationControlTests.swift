@@ -37,6 +37,12 @@ private struct Sink {
         case .deviceChanged(let d): lines.append("changed \(d.id.rawValue) @\(d.rotation.rawValue)")
         case .deviceRemoved(let id): lines.append("removed \(id.rawValue)")
         case .eventsLost(let id): lines.append("lost \(id.rawValue)")
+        case .swipe(let id, let input):
+            switch input {
+            case .begin(let n): lines.append("swipe \(id.rawValue) begin \(n)")
+            case .update(let d): lines.append("swipe \(id.rawValue) update \(Self.format(d.x)),\(Self.format(d.y))")
+            case .end(let cancelled): lines.append("swipe \(id.rawValue) end\(cancelled ? " cancelled" : "")")
+            }
         case .frame(let f):
             lines.append(f.touches.map { t in
                 "\(f.device.rawValue) \(t.phase.rawValue) \(Self.format(t.position.x)),\(Self.format(t.position.y))"
@@ -74,6 +80,18 @@ private struct Sink {
             "added 1 @0", "1 down 0.01,0.5; 1 down 0.5,0.5", "1 motion 0.2,0.5", "1 up 0.2,0.5", "1 up 0.5,0.5",
             "changed 1 @180", "1 down 0.9,0.75",
         ])
+    }
+
+    @Test func libinputSwipeDeltasTurnWithTheRotationInForce() throws {
+        var control = RotationControl()
+        var sink = Sink()
+        control.pass(step(0, .deviceAdded(screen(1)))) { sink.record($0) }
+        _ = try control.set(.fixed(.degrees90), on: .device(DeviceID(1)), at: MonotonicInstant(microseconds: 1000)) { sink.record($0) }
+        control.pass(step(10, .swipe(DeviceID(1), .begin(fingers: 3)))) { sink.record($0) }
+        control.pass(step(20, .swipe(DeviceID(1), .update(delta: MillimeterVector(x: 2, y: 0))))) { sink.record($0) }
+        control.pass(step(30, .swipe(DeviceID(1), .end(cancelled: false)))) { sink.record($0) }
+        // Fingers moving right on the device move down as the user sees it, turned 90° clockwise.
+        #expect(sink.lines == ["added 1 @0", "changed 1 @90", "swipe 1 begin 3", "swipe 1 update -0.0,2.0", "swipe 1 end"])
     }
 
     @Test func lostEventsEndTheSequenceForAWaitingRotation() throws {

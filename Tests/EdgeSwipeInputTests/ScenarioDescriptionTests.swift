@@ -35,6 +35,7 @@ struct ScenarioDescriptionTests {
         "ABS_MT_POSITION_Y": EvdevAbs.mtPositionY, "ABS_MT_TRACKING_ID": EvdevAbs.mtTrackingID,
         "BTN_LEFT": EvdevKey.btnLeft, "BTN_TOOL_FINGER": EvdevKey.btnToolFinger, "BTN_TOUCH": EvdevKey.btnTouch,
         "BTN_TOOL_DOUBLETAP": EvdevKey.btnToolDoubleTap, "BTN_TOOL_TRIPLETAP": EvdevKey.btnToolTripleTap,
+        "BTN_TOOL_QUADTAP": EvdevKey.btnToolQuadTap,
     ]
     static let properties: [String: InputProperties] = ["pointer": .pointer, "direct": .direct, "buttonpad": .buttonPad]
 

@@ -14,7 +14,7 @@ struct StreamCheck {
 
     init(_ events: [EngineEvent]) {
         var lastTime = MonotonicInstant.zero
-        var inFlight: [DeviceID: Edge] = [:]
+        var inFlight: [DeviceID: GestureTrigger] = [:]
         func check(_ time: MonotonicInstant, _ what: String) {
             if time < lastTime { problems.append("\(what) at \(time) after \(lastTime): time ran backward") }
             lastTime = max(lastTime, time)
@@ -38,7 +38,7 @@ struct StreamCheck {
                 switch g.state {
                 case .began:
                     if inFlight[g.device] != nil { problems.append("gesture began on \(g.device) while one was in flight") }
-                    inFlight[g.device] = g.edge
+                    inFlight[g.device] = g.trigger
                 case .changed:
                     if inFlight[g.device] == nil { problems.append("gesture changed on \(g.device) with none in flight") }
                 case .ended, .cancelled:
@@ -71,14 +71,14 @@ struct StreamCheck {
                 if !began.contains(i.transition) { problems.append("interaction \(i.phase) for a transition that never began") }
             case .state(let s):
                 check(s.time, "state")
-            case .trace:
-                break
+            case .trace(let t):
+                if t.isBug { problems.append("a machine's bug: \(t.line)") }
             }
         }
         for id in began where terminals[id]?.count != 1 {
             problems.append("transition \(id.rawValue) has \(terminals[id]?.count ?? 0) terminal events, not 1")
         }
-        for (device, edge) in inFlight { problems.append("gesture on \(device) from the \(edge) edge never ended") }
+        for (device, trigger) in inFlight { problems.append("gesture on \(device) (\(trigger)) never ended") }
     }
 
     /// `(edge, terminal)` of every transition, in the order they began.

@@ -82,10 +82,10 @@ struct EncodingTests {
                 }
             }
         case (.gesture(let e), .gesture(let m)):
-            #expect(m.edge == e.edge && m.state == e.state && m.device == e.device.rawValue && m.deviceKind == e.deviceKind)
+            #expect(m.kind == e.kind.rawValue && m.edge == e.edge && m.direction == e.trigger.direction && m.state == e.state && m.device == e.device.rawValue && m.deviceKind == e.deviceKind)
             #expect(m.fingers == e.fingers && m.transition == e.transition?.rawValue && m.progress == (e.state == .changed))
             #expect(close(m.location.x, e.location.x) && close(m.translationMM.x, e.translation.x) && close(m.velocityMMPerS.y, e.velocity.y))
-            #expect(m.blocked == e.blocked?.rawValue && m.reason == e.failure?.rawValue)
+            #expect(m.blocked == e.blocked?.rawValue && m.reason == e.failureReason)
             #expect(m.overscroll.map { close($0, e.overscroll?.value ?? .nan) } ?? (e.overscroll == nil))
             #expect(m.overscrollMM.map { close($0, e.overscrollMM?.value ?? .nan) } ?? (e.overscrollMM == nil))
             #expect((m.animation == nil) == (e.animation == nil))

@@ -27,8 +27,8 @@ enum Scenario {
     /// A swipe from the left edge (previous tab, with the coordinator's interaction end), a second one with
     /// nowhere to go (a blocked gesture with its rubber band and spring back), a slide along the edge (a failed
     /// gesture with its reason), a pushed scene on a spring, a custom presentation (dimming, and the presentation
-    /// controller's callbacks), a custom container's show, a pop cancelled by shutdown, and the device going
-    /// away.
+    /// controller's callbacks), a custom container's show, a 3-finger swipe (the next tab), a pop cancelled by
+    /// shutdown, and the device going away.
     static func everything() -> (events: [EngineEvent], initial: ServerSnapshot, final: ServerSnapshot) {
         var engine = Engine(configuration: configuration)
         let initial = snapshot(engine)
@@ -47,6 +47,14 @@ enum Scenario {
         _ = try! engine.request(.present(scene: "card", style: .custom, frame: nil), in: "overlay", at: at(t), into: &events)
         t = settle(&engine, into: &events) + 10_000
         _ = try! engine.request(.show(child: "b"), in: "panes", at: at(t), into: &events)
+        t = settle(&engine, into: &events) + 10_000
+        // Three fingers moving left: the next tab, through the multi-finger swipe path.
+        let threeFingers = FingerScript.multiFingerSwipe(
+            MultiFingerSwipe(fingers: 3, direction: .left, travelMM: 120, center: (0.75, 0.5)), on: screen)
+        for frame in threeFingers.frames(on: screen, origin: at(t)) {
+            while let deadline = engine.nextDeadline, deadline < frame.time { engine.tick(at: deadline, into: &events) }
+            engine.handle(frame, into: &events)
+        }
         t = settle(&engine, into: &events) + 10_000
         _ = try! engine.request(.pop, in: "app", at: at(t), into: &events)
         engine.tick(at: at(t + 50_000), into: &events)

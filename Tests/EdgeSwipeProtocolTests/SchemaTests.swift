@@ -84,6 +84,9 @@ struct SchemaTests {
         let lines = Self.serverLines()
         let types = Set(lines.compactMap { try? ServerMessage(line: Array($0.utf8)).type })
         #expect(types == Set(MessageType.allCases.map(\.rawValue)))
+        #expect(lines.contains { $0.contains(#""kind":"swipe","direction":"left""#) }, "a multi-finger swipe's gesture")
+        #expect(lines.contains { $0.contains(#""swipe_direction":"left","swipe_fingers":3"#) }, "a swipe-driven transition")
+        #expect(lines.contains { $0.contains(#"{"gesture":"swipe","direction":"left""#) }, "a swipe binding in hello")
         let result = try SchemaValidator.validate(lines, as: "server_message")
         #expect(result.status == 0, "\(result.output)")
     }
@@ -99,6 +102,7 @@ struct SchemaTests {
     @Test("the schema rejects what the protocol forbids", arguments: [
         #"{"type":"transition","time_us":1,"id":1}"#,
         #"{"type":"gesture","seq":0,"time_us":1,"edge":"left","state":"began","device":1,"device_kind":"touchscreen","fingers":1,"location":{"x":0,"y":0},"translation_mm":{"x":0,"y":0},"velocity_mm_s":{"x":0,"y":0},"progress":false}"#,
+        #"{"type":"gesture","seq":0,"time_us":1,"kind":"swipe","edge":"left","state":"began","device":1,"device_kind":"touchscreen","fingers":3,"location":{"x":0,"y":0},"translation_mm":{"x":0,"y":0},"velocity_mm_s":{"x":0,"y":0},"progress":false}"#,
         #"{"type":"lifecycle","seq":3,"time_us":1,"transition":1,"container":"app","scene":"a","event":"will-vanish"}"#,
         #"{"type":"goodbye","seq":3,"time_us":1,"reason":"shutdown","message":"x","extra":1}"#,
     ])

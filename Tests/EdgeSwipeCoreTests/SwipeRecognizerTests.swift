@@ -1,0 +1,179 @@
+import Testing
+@testable import EdgeSwipeCore
+
+/// The swipe recognizer's state machine, pair by pair: every (state, event) is a row of the table below, with the
+/// state it leaves the machine in and the actions it takes, log lines included. `docs/ARCHITECTURE.md`'s diagram
+/// is checked against the same table (`StateDiagramTests`).
+@Suite("SwipeRecognizer: every state and event")
+struct SwipeRecognizerTests {
+    typealias R = SwipeRecognizer
+    typealias Event = R.Event
+
+    static func mm(_ x: Double, _ y: Double) -> Event { .update(delta: MillimeterVector(x: x, y: y)) }
+
+    /// How to reach each state from a new recognizer: a 3-finger swipe, locked by 2 mm to the right (past GNOME's
+    /// 16 units, 1.52 mm).
+    static let setups: [R.StateName: [Event]] = [
+        .possible: [],
+        .pending: [.begin(fingers: 3)],
+        .began: [.begin(fingers: 3), mm(2, 0)],
+        .changed: [.begin(fingers: 3), mm(2, 0), mm(1, 0)],
+        .failed: [.begin(fingers: 3), mm(2, 0), .bindingUnavailable],
+    ]
+
+    struct Row: CustomTestStringConvertible, Sendable {
+        var state: R.StateName
+        var event: Event
+        var variant: String = ""
+        var expect: R.StateName
+        var actions: [String]
+        var testDescription: String { "\(state.rawValue) + \(event.name.rawValue)\(variant.isEmpty ? "" : " (\(variant))")" }
+    }
+
+    static func bug(_ e: R.EventName, _ s: R.StateName) -> String { "invalid event \(e.rawValue) in state \(s.rawValue)" }
+    static func step(_ from: R.StateName, _ e: R.EventName, _ to: R.StateName) -> String { "\(from.rawValue) -> \(e.rawValue) -> \(to.rawValue)" }
+
+    static let table: [Row] = {
+        var rows: [Row] = []
+        // possible: only a begin starts something; the rest of a gesture the machine was not given is ignored.
+        rows += [
+            Row(state: .possible, event: .begin(fingers: 3), expect: .pending, actions: [step(.possible, .begin, .pending), "track 3"]),
+            Row(state: .possible, event: mm(5, 0), variant: "a gesture from before lost events", expect: .possible, actions: []),
+            Row(state: .possible, event: .end, variant: "a gesture from before lost events", expect: .possible, actions: []),
+            Row(state: .possible, event: .cancel, variant: "a gesture from before lost events", expect: .possible, actions: []),
+            Row(state: .possible, event: .caught(.left), expect: .possible, actions: [bug(.caught, .possible)]),
+            Row(state: .possible, event: .bindingUnavailable, expect: .possible, actions: [bug(.bindingUnavailable, .possible)]),
+            Row(state: .possible, event: .deviceRemoved, expect: .possible, actions: []),
+            Row(state: .possible, event: .eventsDropped, expect: .possible, actions: []),
+        ]
+        // pending: the centroid's travel past the lock distance locks the axis.
+        rows += [
+            Row(state: .pending, event: .begin(fingers: 4), expect: .pending, actions: [bug(.begin, .pending)]),
+            Row(state: .pending, event: mm(2, 0.5), variant: "past the lock distance, mostly right", expect: .began,
+                actions: [step(.pending, .update, .began), "begin right"]),
+            Row(state: .pending, event: mm(0.5, -1.8), variant: "past the lock distance, mostly up", expect: .began,
+                actions: [step(.pending, .update, .began), "begin up"]),
+            Row(state: .pending, event: mm(-1.0, 1.0), variant: "short of the lock distance (1.41 mm)", expect: .pending, actions: []),
+            Row(state: .pending, event: mm(.nan, 3), variant: "a non-finite delta", expect: .pending, actions: []),
+            Row(state: .pending, event: .end, variant: "lifted before the lock", expect: .possible,
+                actions: [step(.pending, .end, .possible), "fail lifted"]),
+            Row(state: .pending, event: .cancel, variant: "libinput's cancelled flag before the lock", expect: .possible,
+                actions: [step(.pending, .cancel, .possible), "fail cancelled"]),
+            Row(state: .pending, event: .caught(.left), variant: "a run-out of as many fingers", expect: .began,
+                actions: [step(.pending, .caught, .began), "begin left"]),
+            Row(state: .pending, event: .bindingUnavailable, expect: .pending, actions: [bug(.bindingUnavailable, .pending)]),
+            Row(state: .pending, event: .deviceRemoved, expect: .possible, actions: [step(.pending, .deviceRemoved, .possible), "fail events-lost"]),
+            Row(state: .pending, event: .eventsDropped, expect: .possible, actions: [step(.pending, .eventsDropped, .possible), "fail events-lost"]),
+        ]
+        // began and changed: the swipe follows the centroid until libinput ends or cancels it.
+        for (state, began) in [(R.StateName.began, true), (.changed, false)] {
+            rows += [
+                Row(state: state, event: .begin(fingers: 3), expect: state, actions: [bug(.begin, state)]),
+                Row(state: state, event: mm(3, 0), expect: .changed,
+                    actions: (began ? [step(.began, .update, .changed)] : []) + ["change right"]),
+                Row(state: state, event: mm(-8, 0), variant: "back past the start: the direction holds", expect: .changed,
+                    actions: (began ? [step(.began, .update, .changed)] : []) + ["change right"]),
+                Row(state: state, event: .end, expect: .possible, actions: [step(state, .end, .possible), "end right"]),
+                Row(state: state, event: .cancel, variant: "libinput's cancelled flag", expect: .possible,
+                    actions: [step(state, .cancel, .possible), "cancel right"]),
+                Row(state: state, event: .caught(.right), expect: state, actions: [bug(.caught, state)]),
+                Row(state: state, event: .bindingUnavailable, expect: began ? .failed : state,
+                    actions: began ? [step(.began, .bindingUnavailable, .failed), "fail no-binding right"] : [bug(.bindingUnavailable, .changed)]),
+                Row(state: state, event: .deviceRemoved, expect: .possible, actions: [step(state, .deviceRemoved, .possible), "cancel right"]),
+                Row(state: state, event: .eventsDropped, expect: .possible, actions: [step(state, .eventsDropped, .possible), "cancel right"]),
+            ]
+        }
+        // failed: the rest of a refused swipe is ignored until its source ends it.
+        rows += [
+            Row(state: .failed, event: .begin(fingers: 3), expect: .failed, actions: [bug(.begin, .failed)]),
+            Row(state: .failed, event: mm(5, 0), expect: .failed, actions: []),
+            Row(state: .failed, event: .end, expect: .possible, actions: [step(.failed, .end, .possible)]),
+            Row(state: .failed, event: .cancel, expect: .possible, actions: [step(.failed, .cancel, .possible)]),
+            Row(state: .failed, event: .caught(.left), expect: .failed, actions: [bug(.caught, .failed)]),
+            Row(state: .failed, event: .bindingUnavailable, expect: .failed, actions: [bug(.bindingUnavailable, .failed)]),
+            Row(state: .failed, event: .deviceRemoved, expect: .possible, actions: [step(.failed, .deviceRemoved, .possible)]),
+            Row(state: .failed, event: .eventsDropped, expect: .possible, actions: [step(.failed, .eventsDropped, .possible)]),
+        ]
+        return rows
+    }()
+
+    static func describe(_ action: R.Action) -> String {
+        if let line = action.logLine { return line }
+        switch action {
+        case .track(let fingers): return "track \(fingers)"
+        case .begin(let m): return "begin \(m.direction.rawValue)"
+        case .change(let m): return "change \(m.direction.rawValue)"
+        case .end(let m): return "end \(m.direction.rawValue)"
+        case .cancel(let m): return "cancel \(m.direction.rawValue)"
+        case .fail(let reason, let m): return "fail \(reason.rawValue)" + (m.map { " \($0.direction.rawValue)" } ?? "")
+        case .transitioned, .bug: return ""
+        }
+    }
+
+    static func run(_ row: Row) -> (R, [String]) {
+        var r = R(settings: .touchpad)
+        var t = MonotonicInstant(microseconds: 1_000_000)
+        for e in setups[row.state] ?? [] {
+            _ = r.handle(e, at: t)
+            t = t.advanced(by: .milliseconds(10))
+        }
+        let actions = r.handle(row.event, at: t).map(describe)
+        return (r, actions)
+    }
+
+    @Test("each state is reached by its setup")
+    func setupsReachTheirStates() {
+        for state in R.StateName.allCases {
+            var r = R(settings: .touchpad)
+            for e in Self.setups[state] ?? [] { _ = r.handle(e, at: MonotonicInstant(microseconds: 1_000_000)) }
+            #expect(r.state.name == state)
+        }
+    }
+
+    @Test("every pair: the new state, the actions and the log lines", arguments: table)
+    func pair(_ row: Row) {
+        var (machine, actions) = Self.run(row)
+        #expect(machine.state.name == row.expect)
+        #expect(actions == row.actions)
+        #expect(actions.count <= 4, "the inline action list holds four")
+        // Whatever happened, a machine left possible takes the next swipe.
+        if row.expect == .possible {
+            actions = machine.handle(.begin(fingers: 4), at: MonotonicInstant(microseconds: 9_000_000)).map(Self.describe)
+            #expect(actions == [Self.step(.possible, .begin, .pending), "track 4"])
+        }
+    }
+
+    @Test("the table covers every (state, event) pair")
+    func everyPair() {
+        for state in R.StateName.allCases {
+            for event in R.EventName.allCases {
+                #expect(Self.table.contains { $0.state == state && $0.event.name == event }, "\(state.rawValue) + \(event.rawValue)")
+            }
+        }
+    }
+
+    @Test("the lock distance is GNOME's 16 libinput units: 1.52 mm")
+    func lockDistance() {
+        #expect(abs(SwipeSettings.libinputUnitsPerMillimeter - 10.517) < 0.001)
+        #expect(abs(SwipeSettings.touchpad.lockDistance.value - 1.5213) < 0.001)
+        var r = R(settings: .touchpad)
+        _ = r.handle(.begin(fingers: 3), at: .zero)
+        #expect(r.handle(Self.mm(1.52, 0), at: .zero).isEmpty)
+        #expect(r.handle(Self.mm(0.002, 0), at: .zero).map(Self.describe) == [Self.step(.pending, .update, .began), "begin right"])
+    }
+
+    @Test("actions carry their data: direction, fingers, the centroid's translation and velocity in mm")
+    func actionsCarryData() {
+        var r = R(settings: .touchpad)
+        _ = r.handle(.begin(fingers: 4), at: MonotonicInstant(microseconds: 1_000_000))
+        _ = r.handle(Self.mm(0, -1), at: MonotonicInstant(microseconds: 1_010_000))
+        let actions = r.handle(Self.mm(0.2, -2), at: MonotonicInstant(microseconds: 1_020_000))
+        guard case .begin(let m)? = actions.last else {
+            Issue.record("expected a begin, got \(Array(actions))")
+            return
+        }
+        #expect(m.direction == .up && m.fingers == 4)
+        #expect(abs(m.translation.x - 0.2) < 1e-12 && abs(m.translation.y + 3) < 1e-12)
+        #expect(abs(m.velocity.y + 150) < 1e-6, "3 mm in 20 ms")
+    }
+}
