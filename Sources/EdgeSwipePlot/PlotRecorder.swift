@@ -191,7 +191,13 @@ public struct PlotRecorder: Sendable {
             index = data.transitions.count
             transitionIndex[t.id] = index
             var title = "#\(t.id.rawValue) \(t.operation.name) in \(t.container): \(t.from) → \(t.to)"
-            if let edge = t.edge { title += " (\(edge.rawValue) edge)" } else if !t.interactive { title += " (requested)" }
+            if let edge = t.edge {
+                title += " (\(edge.rawValue) edge)"
+            } else if let direction = t.swipe {
+                title += " (\(t.swipeFingers ?? 0)-finger swipe \(direction.rawValue))"
+            } else if !t.interactive {
+                title += " (requested)"
+            }
             data.transitions.append(PlotData.TransitionTrack(id: t.id, title: title, interactive: t.interactive, began: t.time))
         }
         let sample = PlotData.Sample(time: t.time, percent: t.percent)
@@ -212,10 +218,9 @@ public struct PlotRecorder: Sendable {
 /// How a plot names a gesture: in one place, so that a new kind of gesture is one more case here.
 public enum GestureName {
     public static func describe(_ g: GestureEvent) -> String {
-        let fingers = "\(g.fingers) finger\(g.fingers == 1 ? "" : "s")"
         switch g.trigger {
-        case .edge(let edge): return "\(edge.rawValue) edge, \(fingers)"
-        case .swipe(let direction): return "swipe \(direction.rawValue), \(fingers)"
+        case .edge(let edge): "\(edge.rawValue) edge, \(g.fingers) finger\(g.fingers == 1 ? "" : "s")"
+        case .swipe(let direction): "\(g.fingers)-finger swipe \(direction.rawValue)"
         }
     }
 }
@@ -239,7 +244,7 @@ extension PlotData.Attempt.Outcome {
             case .touchCancelled: "failed: the touch was cancelled before it was judged"
             case .eventsLost: "failed: events were lost (or the device went away) before it was judged"
             case .noBinding: "failed: no binding on this edge for this kind of device and number of fingers"
-            case .swipe: "not an edge gesture: the fingers made a multi-finger swipe (plotted as one)"
+            case .swipe: "failed: the touches were a multi-finger swipe (a swipe binding wants as many fingers)"
             }
         }
     }
