@@ -99,7 +99,11 @@ public struct BindingSummary: Hashable, Sendable, Codable, WireObject {
     }
 
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
-        try c.field("gesture", &gesture)
+        // Always written; read as optional, because a daemon from before multi-finger swipes sends no `gesture`
+        // and its bindings are all edge bindings (protocol 1 only adds fields).
+        var kind: GestureKind? = gesture
+        try c.field("gesture", &kind)
+        gesture = kind ?? .edge
         try c.field("edge", &edge)
         try c.field("direction", &direction)
         try c.field("container", &container)
