@@ -492,19 +492,9 @@ public struct Engine: Sendable {
         if catching == .edge(m.edge),
            let t = running.firstIndex(where: { $0.edge == m.edge && $0.deviceKind == kind && $0.isRunningOut })
         {
-            let id = running[t].id
-            running[t].device = devices[index].device.id
-            devices[index].target = .transition(id)
             devices[index].reference = referenceFraction(for: m.edge, reference: running[t].reference, device: index)
-            devices[index].decision = running[t].decision ?? devices[index].settings.decision
-            emitGesture(.began, m, device: index, transition: id, into: &events)
-            let caught = running[t].runOut.map { Progress(percent: $0.percent(at: now), velocity: $0.velocity(at: now)) }
-                ?? running[t].last.progress
-            devices[index].basePercent = caught.percent
-            events.append(.interaction(InteractionEvent(
-                time: now, transition: id, container: containers[running[t].container].name, phase: .began,
-                cancelled: nil, percent: caught.percent, velocity: caught.velocity)))
-            apply(.caught, to: t, into: &events)
+            emitGesture(.began, m, device: index, transition: running[t].id, into: &events)
+            catchRunOut(t, device: index, travelled: .zero, into: &events)
             return
         }
         // Where a swipe binding wants as many fingers, the sequence is a swipe, not an edge gesture: a single
@@ -517,19 +507,10 @@ public struct Engine: Sendable {
         switch resolveBinding(.edge(m.edge), kind: kind, fingers: m.fingers) {
         case .applicable(let bindingIndex, let containerIndex, let plan):
             let binding = configuration.bindings[bindingIndex]
-            let animator = binding.animator ?? configuration.animator
-            let interaction = PercentDrivenInteractiveTransition(
-                duration: animator.duration, completionSpeed: configuration.completionSpeed,
-                completionCurve: configuration.completionCurve)
             devices[index].reference = referenceFraction(for: m.edge, reference: binding.reference, device: index)
-            devices[index].decision = binding.decision ?? devices[index].settings.decision
-            devices[index].basePercent = .zero
-            let id = TransitionID(nextTransitionID)
-            devices[index].target = .transition(id)
-            emitGesture(.began, m, device: index, transition: id, into: &events)
-            _ = startTransition(
-                container: containerIndex, plan: plan, animator: animator, interaction: interaction,
-                edge: m.edge, device: devices[index].device.id, deviceKind: kind, binding: binding, into: &events)
+            emitGesture(.began, m, device: index, transition: TransitionID(nextTransitionID), into: &events)
+            startInteractiveTransition(
+                binding, container: containerIndex, plan: plan, edge: m.edge, swipeFingers: nil, device: index, into: &events)
             drive(m, device: index, into: &events)
         case .blocked(let binding):
             devices[index].reference = referenceFraction(for: m.edge, reference: binding.reference, device: index)
@@ -748,39 +729,20 @@ public struct Engine: Sendable {
         if catching == .swipe(m.direction),
            let t = running.firstIndex(where: { $0.swipe == m.direction && $0.swipeFingers == m.fingers && $0.deviceKind == kind && $0.isRunningOut })
         {
-            let id = running[t].id
-            running[t].device = devices[index].device.id
-            devices[index].target = .transition(id)
             devices[index].swipeReferenceMM = swipeReference(m.direction, reference: running[t].reference, device: index)
-            devices[index].decision = running[t].decision ?? devices[index].settings.decision
-            emitSwipe(.began, m, device: index, transition: id, into: &events)
-            let caught = running[t].runOut.map { Progress(percent: $0.percent(at: now), velocity: $0.velocity(at: now)) }
-                ?? running[t].last.progress
+            emitSwipe(.began, m, device: index, transition: running[t].id, into: &events)
             // The fingers' travel so far is already in the scene: the caught percent is where it is now.
-            devices[index].basePercent = caught.percent - Percent(m.direction.along(dx: m.translation.x, dy: m.translation.y) / devices[index].swipeReferenceMM)
-            events.append(.interaction(InteractionEvent(
-                time: now, transition: id, container: containers[running[t].container].name, phase: .began,
-                cancelled: nil, percent: caught.percent, velocity: caught.velocity)))
-            apply(.caught, to: t, into: &events)
+            let travelled = Percent(m.direction.along(dx: m.translation.x, dy: m.translation.y) / devices[index].swipeReferenceMM)
+            catchRunOut(t, device: index, travelled: travelled, into: &events)
             return
         }
         switch resolveBinding(.swipe(m.direction), kind: kind, fingers: m.fingers) {
         case .applicable(let bindingIndex, let containerIndex, let plan):
             let binding = configuration.bindings[bindingIndex]
-            let animator = binding.animator ?? configuration.animator
-            let interaction = PercentDrivenInteractiveTransition(
-                duration: animator.duration, completionSpeed: configuration.completionSpeed,
-                completionCurve: configuration.completionCurve)
             devices[index].swipeReferenceMM = swipeReference(m.direction, reference: binding.reference, device: index)
-            devices[index].decision = binding.decision ?? devices[index].settings.decision
-            devices[index].basePercent = .zero
-            let id = TransitionID(nextTransitionID)
-            devices[index].target = .transition(id)
-            emitSwipe(.began, m, device: index, transition: id, into: &events)
-            _ = startTransition(
-                container: containerIndex, plan: plan, animator: animator, interaction: interaction,
-                edge: nil, device: devices[index].device.id, deviceKind: kind, binding: binding, swipeFingers: m.fingers,
-                into: &events)
+            emitSwipe(.began, m, device: index, transition: TransitionID(nextTransitionID), into: &events)
+            startInteractiveTransition(
+                binding, container: containerIndex, plan: plan, edge: nil, swipeFingers: m.fingers, device: index, into: &events)
             driveSwipe(m, device: index, into: &events)
         case .blocked(let binding):
             devices[index].swipeReferenceMM = swipeReference(m.direction, reference: binding.reference, device: index)
@@ -900,6 +862,47 @@ public struct Engine: Sendable {
             if let e = t.edge { edges.insert(e.edges) }
         }
         return edges
+    }
+
+    /// Starts the interactive transition a gesture drives through `binding` (an edge gesture's, or a swipe's with
+    /// its finger count), and gives it to the device's gesture: the binding's animator, or the configured one,
+    /// run out at the configured completion speed and curve; the binding's release decision, or the device kind's;
+    /// the gesture's translation counted from 0. The caller has reported the gesture's `began`, naming the id this
+    /// transition gets (`nextTransitionID`).
+    private mutating func startInteractiveTransition(
+        _ binding: Binding, container: Int, plan: TransitionPlan, edge: Edge?, swipeFingers: Int?, device index: Int,
+        into events: inout [EngineEvent]
+    ) {
+        let animator = binding.animator ?? configuration.animator
+        let interaction = PercentDrivenInteractiveTransition(
+            duration: animator.duration, completionSpeed: configuration.completionSpeed,
+            completionCurve: configuration.completionCurve)
+        devices[index].decision = binding.decision ?? devices[index].settings.decision
+        devices[index].basePercent = .zero
+        let id = startTransition(
+            container: container, plan: plan, animator: animator, interaction: interaction, edge: edge,
+            device: devices[index].device.id, deviceKind: devices[index].device.kind, binding: binding,
+            swipeFingers: swipeFingers, into: &events)
+        devices[index].target = .transition(id)
+    }
+
+    /// The device's gesture catches transition `t`'s run-out (UIKit's interruptible transitions), for an edge
+    /// gesture and a swipe alike: the gesture takes the transition over with its binding's release decision, the
+    /// coordinator hears an interaction begin at the percent and velocity the run-out has now, and the gesture's
+    /// translation is added to that percent, less what it had `travelled` already when it began. The caller has
+    /// set the gesture's reference and reported its `began`.
+    private mutating func catchRunOut(_ t: Int, device index: Int, travelled: Percent, into events: inout [EngineEvent]) {
+        let id = running[t].id
+        running[t].device = devices[index].device.id
+        devices[index].target = .transition(id)
+        devices[index].decision = running[t].decision ?? devices[index].settings.decision
+        let caught = running[t].runOut.map { Progress(percent: $0.percent(at: now), velocity: $0.velocity(at: now)) }
+            ?? running[t].last.progress
+        devices[index].basePercent = caught.percent - travelled
+        events.append(.interaction(InteractionEvent(
+            time: now, transition: id, container: containers[running[t].container].name, phase: .began,
+            cancelled: nil, percent: caught.percent, velocity: caught.velocity)))
+        apply(.caught, to: t, into: &events)
     }
 
     /// Starts a transition: its `began` event, the presentation controller's will-begin for a modal one, then
