@@ -600,16 +600,24 @@ public struct Engine: Sendable {
         settle(upTo: now, into: &events)
     }
 
-    /// A blocked gesture's rubber band for `m`: the displacement in percent and in millimetres, and the band's
-    /// velocity in percent per second.
-    private func overscroll(_ m: ScreenEdgePanRecognizer.Motion, device index: Int) -> (band: RubberBand, pull: Percent, displacement: Percent, millimeters: Millimeters)? {
-        guard case .rubberBand(let band) = configuration.overscroll else { return nil }
-        let slot = devices[index]
-        let inward = m.edge.inward(dx: m.translation.x, dy: m.translation.y)
-        let pull = Percent(max(0, inward / slot.reference))
+    /// A blocked gesture's rubber band, for an edge gesture and a swipe alike: its displacement in percent and in
+    /// millimetres and, once the gesture ends (`springBack`), the animation back to rest at the band's velocity.
+    /// `travel` and `velocity` are the gesture's, along its direction, in the units of `reference` (the travel
+    /// that would run a whole transition): fractions of the axis for an edge gesture, millimetres for a swipe;
+    /// `millimetersPerUnit` says how long one is.
+    private func stretchRubberBand(
+        _ event: inout GestureEvent, travel: Double, velocity: Double, reference: Double, millimetersPerUnit: Double,
+        springBack: Bool
+    ) {
+        guard case .rubberBand(let band) = configuration.overscroll else { return }
+        let pull = Percent(max(0, travel / reference))
         let displacement = band.displacement(pull)
-        let axis = m.edge.isHorizontal ? slot.size.width : slot.size.height
-        return (band, pull, displacement, Millimeters(displacement.value * slot.reference * axis.value))
+        event.overscroll = displacement
+        event.overscrollMM = Millimeters(displacement.value * reference * millimetersPerUnit)
+        if springBack {
+            event.animation = band.springBack(
+                from: displacement, velocity: PercentPerSecond(velocity / reference * band.slope(at: pull)), at: now)
+        }
     }
 
     private func emitGesture(
@@ -627,15 +635,10 @@ public struct Engine: Sendable {
             transition: transition, failure: failure)
         if blocked {
             event.blocked = .noApplicableBinding
-            if let o = overscroll(m, device: index) {
-                event.overscroll = o.displacement
-                event.overscrollMM = o.millimeters
-                if springBack {
-                    let inwardVelocity = m.edge.inward(dx: m.velocity.x, dy: m.velocity.y) / slot.reference
-                    event.animation = o.band.springBack(
-                        from: o.displacement, velocity: PercentPerSecond(inwardVelocity * o.band.slope(at: o.pull)), at: now)
-                }
-            }
+            stretchRubberBand(
+                &event, travel: m.edge.inward(dx: m.translation.x, dy: m.translation.y),
+                velocity: m.edge.inward(dx: m.velocity.x, dy: m.velocity.y), reference: slot.reference,
+                millimetersPerUnit: (m.edge.isHorizontal ? size.width : size.height).value, springBack: springBack)
         }
         events.append(.gesture(event))
     }
@@ -803,18 +806,11 @@ public struct Engine: Sendable {
             translation: m.translation, velocity: m.velocity, transition: transition, swipeFailure: failure)
         if blocked {
             event.blocked = .noApplicableBinding
-            if case .rubberBand(let band) = configuration.overscroll {
-                let along = m.direction.along(dx: m.translation.x, dy: m.translation.y)
-                let pull = Percent(max(0, along / slot.swipeReferenceMM))
-                let displacement = band.displacement(pull)
-                event.overscroll = displacement
-                event.overscrollMM = Millimeters(displacement.value * slot.swipeReferenceMM)
-                if springBack {
-                    let alongVelocity = m.direction.along(dx: m.velocity.x, dy: m.velocity.y) / slot.swipeReferenceMM
-                    event.animation = band.springBack(
-                        from: displacement, velocity: PercentPerSecond(alongVelocity * band.slope(at: pull)), at: now)
-                }
-            }
+            // The swipe's travel is in millimetres already.
+            stretchRubberBand(
+                &event, travel: m.direction.along(dx: m.translation.x, dy: m.translation.y),
+                velocity: m.direction.along(dx: m.velocity.x, dy: m.velocity.y), reference: slot.swipeReferenceMM,
+                millimetersPerUnit: 1, springBack: springBack)
         }
         events.append(.gesture(event))
     }
