@@ -176,12 +176,14 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
-        // Helpers several test targets share (temporary directories, waiting on a condition); no product.
-        .target(name: "EdgeSwipeTestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
+        // Helpers several test targets share (temporary directories, waiting on a condition, the state machines'
+        // table runner); no product.
+        .target(name: "EdgeSwipeTestSupport", dependencies: ["EdgeSwipeCore"], path: "Tests/TestSupport", swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeCoreTests",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeFingerScript", .product(name: "PropertyBased", package: "swift-property-based"),
+                "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSwift6
         ),
