@@ -108,7 +108,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            swiftSettings: strictSwift6
+            swiftSettings: strictSwift6,
+            // Nothing loads the daemon as a library or looks up its symbols, but a static Swift link exports all of
+            // them (the toolchain's -export-dynamic), and the loader searches that table first for every symbol it
+            // binds: 1.7 MB of resident memory (docs/PERFORMANCE.md, "Memory").
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
         ),
         .executableTarget(
             name: "edgeswipectl",
