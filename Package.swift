@@ -23,7 +23,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
-        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.7.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
@@ -84,7 +83,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -97,7 +95,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOExtras", package: "swift-nio-extras"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -110,7 +107,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            swiftSettings: strictSwift6
+            swiftSettings: strictSwift6,
+            // Nothing loads the daemon as a library or looks up its symbols, but a static Swift link exports all of
+            // them (the toolchain's -export-dynamic), and the loader searches that table first for every symbol it
+            // binds: 1.7 MB of resident memory (docs/PERFORMANCE.md, "Memory").
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
         ),
         .executableTarget(
             name: "edgeswipectl",
@@ -175,12 +176,14 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
-        // Helpers several test targets share (temporary directories, waiting on a condition); no product.
-        .target(name: "EdgeSwipeTestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift6),
+        // Helpers several test targets share (temporary directories, waiting on a condition, the state machines'
+        // table runner); no product.
+        .target(name: "EdgeSwipeTestSupport", dependencies: ["EdgeSwipeCore"], path: "Tests/TestSupport", swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeCoreTests",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeFingerScript", .product(name: "PropertyBased", package: "swift-property-based"),
+                "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSwift6
         ),

@@ -492,19 +492,9 @@ public struct Engine: Sendable {
         if catching == .edge(m.edge),
            let t = running.firstIndex(where: { $0.edge == m.edge && $0.deviceKind == kind && $0.isRunningOut })
         {
-            let id = running[t].id
-            running[t].device = devices[index].device.id
-            devices[index].target = .transition(id)
             devices[index].reference = referenceFraction(for: m.edge, reference: running[t].reference, device: index)
-            devices[index].decision = running[t].decision ?? devices[index].settings.decision
-            emitGesture(.began, m, device: index, transition: id, into: &events)
-            let caught = running[t].runOut.map { Progress(percent: $0.percent(at: now), velocity: $0.velocity(at: now)) }
-                ?? running[t].last.progress
-            devices[index].basePercent = caught.percent
-            events.append(.interaction(InteractionEvent(
-                time: now, transition: id, container: containers[running[t].container].name, phase: .began,
-                cancelled: nil, percent: caught.percent, velocity: caught.velocity)))
-            apply(.caught, to: t, into: &events)
+            emitGesture(.began, m, device: index, transition: running[t].id, into: &events)
+            catchRunOut(t, device: index, travelled: .zero, into: &events)
             return
         }
         // Where a swipe binding wants as many fingers, the sequence is a swipe, not an edge gesture: a single
@@ -517,19 +507,10 @@ public struct Engine: Sendable {
         switch resolveBinding(.edge(m.edge), kind: kind, fingers: m.fingers) {
         case .applicable(let bindingIndex, let containerIndex, let plan):
             let binding = configuration.bindings[bindingIndex]
-            let animator = binding.animator ?? configuration.animator
-            let interaction = PercentDrivenInteractiveTransition(
-                duration: animator.duration, completionSpeed: configuration.completionSpeed,
-                completionCurve: configuration.completionCurve)
             devices[index].reference = referenceFraction(for: m.edge, reference: binding.reference, device: index)
-            devices[index].decision = binding.decision ?? devices[index].settings.decision
-            devices[index].basePercent = .zero
-            let id = TransitionID(nextTransitionID)
-            devices[index].target = .transition(id)
-            emitGesture(.began, m, device: index, transition: id, into: &events)
-            _ = startTransition(
-                container: containerIndex, plan: plan, animator: animator, interaction: interaction,
-                edge: m.edge, device: devices[index].device.id, deviceKind: kind, binding: binding, into: &events)
+            emitGesture(.began, m, device: index, transition: TransitionID(nextTransitionID), into: &events)
+            startInteractiveTransition(
+                binding, container: containerIndex, plan: plan, edge: m.edge, swipeFingers: nil, device: index, into: &events)
             drive(m, device: index, into: &events)
         case .blocked(let binding):
             devices[index].reference = referenceFraction(for: m.edge, reference: binding.reference, device: index)
@@ -619,16 +600,24 @@ public struct Engine: Sendable {
         settle(upTo: now, into: &events)
     }
 
-    /// A blocked gesture's rubber band for `m`: the displacement in percent and in millimetres, and the band's
-    /// velocity in percent per second.
-    private func overscroll(_ m: ScreenEdgePanRecognizer.Motion, device index: Int) -> (band: RubberBand, pull: Percent, displacement: Percent, millimeters: Millimeters)? {
-        guard case .rubberBand(let band) = configuration.overscroll else { return nil }
-        let slot = devices[index]
-        let inward = m.edge.inward(dx: m.translation.x, dy: m.translation.y)
-        let pull = Percent(max(0, inward / slot.reference))
+    /// A blocked gesture's rubber band, for an edge gesture and a swipe alike: its displacement in percent and in
+    /// millimetres and, once the gesture ends (`springBack`), the animation back to rest at the band's velocity.
+    /// `travel` and `velocity` are the gesture's, along its direction, in the units of `reference` (the travel
+    /// that would run a whole transition): fractions of the axis for an edge gesture, millimetres for a swipe;
+    /// `millimetersPerUnit` says how long one is.
+    private func stretchRubberBand(
+        _ event: inout GestureEvent, travel: Double, velocity: Double, reference: Double, millimetersPerUnit: Double,
+        springBack: Bool
+    ) {
+        guard case .rubberBand(let band) = configuration.overscroll else { return }
+        let pull = Percent(max(0, travel / reference))
         let displacement = band.displacement(pull)
-        let axis = m.edge.isHorizontal ? slot.size.width : slot.size.height
-        return (band, pull, displacement, Millimeters(displacement.value * slot.reference * axis.value))
+        event.overscroll = displacement
+        event.overscrollMM = Millimeters(displacement.value * reference * millimetersPerUnit)
+        if springBack {
+            event.animation = band.springBack(
+                from: displacement, velocity: PercentPerSecond(velocity / reference * band.slope(at: pull)), at: now)
+        }
     }
 
     private func emitGesture(
@@ -646,15 +635,10 @@ public struct Engine: Sendable {
             transition: transition, failure: failure)
         if blocked {
             event.blocked = .noApplicableBinding
-            if let o = overscroll(m, device: index) {
-                event.overscroll = o.displacement
-                event.overscrollMM = o.millimeters
-                if springBack {
-                    let inwardVelocity = m.edge.inward(dx: m.velocity.x, dy: m.velocity.y) / slot.reference
-                    event.animation = o.band.springBack(
-                        from: o.displacement, velocity: PercentPerSecond(inwardVelocity * o.band.slope(at: o.pull)), at: now)
-                }
-            }
+            stretchRubberBand(
+                &event, travel: m.edge.inward(dx: m.translation.x, dy: m.translation.y),
+                velocity: m.edge.inward(dx: m.velocity.x, dy: m.velocity.y), reference: slot.reference,
+                millimetersPerUnit: (m.edge.isHorizontal ? size.width : size.height).value, springBack: springBack)
         }
         events.append(.gesture(event))
     }
@@ -748,39 +732,20 @@ public struct Engine: Sendable {
         if catching == .swipe(m.direction),
            let t = running.firstIndex(where: { $0.swipe == m.direction && $0.swipeFingers == m.fingers && $0.deviceKind == kind && $0.isRunningOut })
         {
-            let id = running[t].id
-            running[t].device = devices[index].device.id
-            devices[index].target = .transition(id)
             devices[index].swipeReferenceMM = swipeReference(m.direction, reference: running[t].reference, device: index)
-            devices[index].decision = running[t].decision ?? devices[index].settings.decision
-            emitSwipe(.began, m, device: index, transition: id, into: &events)
-            let caught = running[t].runOut.map { Progress(percent: $0.percent(at: now), velocity: $0.velocity(at: now)) }
-                ?? running[t].last.progress
+            emitSwipe(.began, m, device: index, transition: running[t].id, into: &events)
             // The fingers' travel so far is already in the scene: the caught percent is where it is now.
-            devices[index].basePercent = caught.percent - Percent(m.direction.along(dx: m.translation.x, dy: m.translation.y) / devices[index].swipeReferenceMM)
-            events.append(.interaction(InteractionEvent(
-                time: now, transition: id, container: containers[running[t].container].name, phase: .began,
-                cancelled: nil, percent: caught.percent, velocity: caught.velocity)))
-            apply(.caught, to: t, into: &events)
+            let travelled = Percent(m.direction.along(dx: m.translation.x, dy: m.translation.y) / devices[index].swipeReferenceMM)
+            catchRunOut(t, device: index, travelled: travelled, into: &events)
             return
         }
         switch resolveBinding(.swipe(m.direction), kind: kind, fingers: m.fingers) {
         case .applicable(let bindingIndex, let containerIndex, let plan):
             let binding = configuration.bindings[bindingIndex]
-            let animator = binding.animator ?? configuration.animator
-            let interaction = PercentDrivenInteractiveTransition(
-                duration: animator.duration, completionSpeed: configuration.completionSpeed,
-                completionCurve: configuration.completionCurve)
             devices[index].swipeReferenceMM = swipeReference(m.direction, reference: binding.reference, device: index)
-            devices[index].decision = binding.decision ?? devices[index].settings.decision
-            devices[index].basePercent = .zero
-            let id = TransitionID(nextTransitionID)
-            devices[index].target = .transition(id)
-            emitSwipe(.began, m, device: index, transition: id, into: &events)
-            _ = startTransition(
-                container: containerIndex, plan: plan, animator: animator, interaction: interaction,
-                edge: nil, device: devices[index].device.id, deviceKind: kind, binding: binding, swipeFingers: m.fingers,
-                into: &events)
+            emitSwipe(.began, m, device: index, transition: TransitionID(nextTransitionID), into: &events)
+            startInteractiveTransition(
+                binding, container: containerIndex, plan: plan, edge: nil, swipeFingers: m.fingers, device: index, into: &events)
             driveSwipe(m, device: index, into: &events)
         case .blocked(let binding):
             devices[index].swipeReferenceMM = swipeReference(m.direction, reference: binding.reference, device: index)
@@ -841,18 +806,11 @@ public struct Engine: Sendable {
             translation: m.translation, velocity: m.velocity, transition: transition, swipeFailure: failure)
         if blocked {
             event.blocked = .noApplicableBinding
-            if case .rubberBand(let band) = configuration.overscroll {
-                let along = m.direction.along(dx: m.translation.x, dy: m.translation.y)
-                let pull = Percent(max(0, along / slot.swipeReferenceMM))
-                let displacement = band.displacement(pull)
-                event.overscroll = displacement
-                event.overscrollMM = Millimeters(displacement.value * slot.swipeReferenceMM)
-                if springBack {
-                    let alongVelocity = m.direction.along(dx: m.velocity.x, dy: m.velocity.y) / slot.swipeReferenceMM
-                    event.animation = band.springBack(
-                        from: displacement, velocity: PercentPerSecond(alongVelocity * band.slope(at: pull)), at: now)
-                }
-            }
+            // The swipe's travel is in millimetres already.
+            stretchRubberBand(
+                &event, travel: m.direction.along(dx: m.translation.x, dy: m.translation.y),
+                velocity: m.direction.along(dx: m.velocity.x, dy: m.velocity.y), reference: slot.swipeReferenceMM,
+                millimetersPerUnit: 1, springBack: springBack)
         }
         events.append(.gesture(event))
     }
@@ -900,6 +858,47 @@ public struct Engine: Sendable {
             if let e = t.edge { edges.insert(e.edges) }
         }
         return edges
+    }
+
+    /// Starts the interactive transition a gesture drives through `binding` (an edge gesture's, or a swipe's with
+    /// its finger count), and gives it to the device's gesture: the binding's animator, or the configured one,
+    /// run out at the configured completion speed and curve; the binding's release decision, or the device kind's;
+    /// the gesture's translation counted from 0. The caller has reported the gesture's `began`, naming the id this
+    /// transition gets (`nextTransitionID`).
+    private mutating func startInteractiveTransition(
+        _ binding: Binding, container: Int, plan: TransitionPlan, edge: Edge?, swipeFingers: Int?, device index: Int,
+        into events: inout [EngineEvent]
+    ) {
+        let animator = binding.animator ?? configuration.animator
+        let interaction = PercentDrivenInteractiveTransition(
+            duration: animator.duration, completionSpeed: configuration.completionSpeed,
+            completionCurve: configuration.completionCurve)
+        devices[index].decision = binding.decision ?? devices[index].settings.decision
+        devices[index].basePercent = .zero
+        let id = startTransition(
+            container: container, plan: plan, animator: animator, interaction: interaction, edge: edge,
+            device: devices[index].device.id, deviceKind: devices[index].device.kind, binding: binding,
+            swipeFingers: swipeFingers, into: &events)
+        devices[index].target = .transition(id)
+    }
+
+    /// The device's gesture catches transition `t`'s run-out (UIKit's interruptible transitions), for an edge
+    /// gesture and a swipe alike: the gesture takes the transition over with its binding's release decision, the
+    /// coordinator hears an interaction begin at the percent and velocity the run-out has now, and the gesture's
+    /// translation is added to that percent, less what it had `travelled` already when it began. The caller has
+    /// set the gesture's reference and reported its `began`.
+    private mutating func catchRunOut(_ t: Int, device index: Int, travelled: Percent, into events: inout [EngineEvent]) {
+        let id = running[t].id
+        running[t].device = devices[index].device.id
+        devices[index].target = .transition(id)
+        devices[index].decision = running[t].decision ?? devices[index].settings.decision
+        let caught = running[t].runOut.map { Progress(percent: $0.percent(at: now), velocity: $0.velocity(at: now)) }
+            ?? running[t].last.progress
+        devices[index].basePercent = caught.percent - travelled
+        events.append(.interaction(InteractionEvent(
+            time: now, transition: id, container: containers[running[t].container].name, phase: .began,
+            cancelled: nil, percent: caught.percent, velocity: caught.velocity)))
+        apply(.caught, to: t, into: &events)
     }
 
     /// Starts a transition: its `began` event, the presentation controller's will-begin for a modal one, then

@@ -32,6 +32,70 @@ struct InterruptionTests {
         #expect(events.gestures.filter { $0.state == .began }.count == 2)
     }
 
+    /// What catches a run-out: a finger at the edge, or three fingers swiping (scripted frames, through the
+    /// detector).
+    enum Catcher: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case edge, swipe
+        var testDescription: String { rawValue }
+    }
+
+    @Test("a caught run-out, from an edge or from a swipe: the interaction begins exactly where the run-out is, and the fingers carry it on", arguments: Catcher.allCases)
+    func caughtWhereTheRunOutIs(_ catcher: Catcher) throws {
+        let device = TestDevices.cintiq
+        var engine: Engine
+        let script: FingerScript
+        switch catcher {
+        case .edge:
+            engine = Engine(configuration: .default)
+            let release = FingerScript.edgeSwipe(.left, travel: 0.3, on: device)
+            script = release + FingerScript.path(
+                finger: 1, on: device, startMS: Double(release.end.value) / 1000 + 60,
+                points: [(0, 0.002, 0.4), (300, 0.502, 0.4), (600, 0.502, 0.4)])
+        case .swipe:
+            // The detector takes its time to be sure of three fingers: a slower run-out leaves it that time.
+            var configuration = MultiFingerSwipeTests.configuration()
+            configuration.animator.duration = .milliseconds(1000)
+            engine = Engine(configuration: configuration)
+            // 18 mm of 60 (cancelling), then the same three fingers again 20 ms after the last lifted.
+            let first = MultiFingerSwipe(
+                fingers: 3, direction: .left, travelMM: 18, center: MultiFingerSwipeTests.center(for: .left), spacingMM: 15,
+                landingStagger: .milliseconds(5), settle: .milliseconds(10), liftStagger: .milliseconds(2))
+            var second = first
+            second.travelMM = 42
+            let release = FingerScript.multiFingerSwipe(first, on: device)
+            script = release + FingerScript.multiFingerSwipe(
+                second, on: device, firstFinger: 3, start: release.end + .milliseconds(20))
+        }
+        let events = engine.play(script, on: device)
+        #expect(Set(events.transitions.map(\.id)).count == 1, "the catch continues the same transition")
+        #expect(events.phases == [.began, .changed, .cancelling, .changed, .finishing, .completed])
+        #expect(events.interactions.map(\.phase) == [.ended, .began, .ended])
+        #expect(events.gestures.filter { $0.state == .began }.count == 2)
+        // The run-out the catch interrupts, and the interaction that begins there: its percent and velocity are the
+        // run-out's at that instant, and so is the transition's first report after it.
+        let runOut = try #require(events.transitions.first { $0.phase == .cancelling }?.animation)
+        let began = try #require(events.interactions.first { $0.phase == .began })
+        #expect(began.percent == runOut.percent(at: began.time))
+        #expect(began.velocity == runOut.velocity(at: began.time))
+        #expect(began.percent > .zero && began.percent < Percent(0.3))
+        let caughtBegan = try #require(events.gestures.last { $0.state == .began })
+        #expect(caughtBegan.transition == began.transition && caughtBegan.time == began.time)
+        let caught = try #require(events.transitions.first { $0.phase == .changed && $0.time >= began.time })
+        #expect(caught.time == began.time && caught.percent == began.percent && caught.interactive)
+        // Then the fingers carry it on from there: after the catch, the percent is the caught one plus the fingers'
+        // travel since, at one reference (the percent is clamped at 1, so the steps stop short of it).
+        let steps: [(percent: Double, travelMM: Double)] = events.gestures
+            .filter { $0.state == .changed && $0.time > began.time }
+            .compactMap { g in
+                guard let t = events.transitions.last(where: { $0.phase == .changed && $0.time == g.time }), t.percent < .complete else { return nil }
+                return (t.percent.value - began.percent.value, abs(g.translation.x))
+            }
+        #expect(steps.count > 5)
+        let perMM = try #require(steps.first.map { $0.percent / $0.travelMM })
+        #expect(perMM > 0)
+        for s in steps { #expect(abs(s.percent - s.travelMM * perMM) < 1e-9, "\(s)") }
+    }
+
     @Test("a device removed mid-gesture cancels, and is reported")
     func deviceRemoved() {
         var engine = Engine(configuration: .default)

@@ -1,16 +1,20 @@
+import EdgeSwipeTestSupport
 import Testing
 @testable import EdgeSwipeCore
 
 /// The interactive transition's state machine, pair by pair: every (state, event) is a row of the table below,
 /// with the state it leaves the machine in and its actions, log lines included. `docs/ARCHITECTURE.md`'s
-/// diagram is checked against the same table (`StateDiagramTests`).
+/// diagram is checked against the same table (`StateDiagramTests`). The rows are played by the shared runner
+/// (`StateMachineTable`, in the test support); reports are described as `report <phase> <percent>[ animation][
+/// progress-only]`.
 @Suite("PercentDrivenInteractiveTransition: every state and event")
-struct PercentDrivenInteractiveTransitionTests {
+struct PercentDrivenInteractiveTransitionTests: StateMachineTable {
+    typealias Machine = PercentDrivenInteractiveTransition
     typealias T = PercentDrivenInteractiveTransition
     typealias Phase = T.Phase
     typealias Event = T.Event
 
-    static let start = MonotonicInstant(microseconds: 1_000_000)
+    static let start = tableStart
     static let half = Progress(percent: Percent(0.5), velocity: PercentPerSecond(1))
 
     /// How to reach each state from a new interactive transition (350 ms, linear run-outs).
@@ -22,18 +26,6 @@ struct PercentDrivenInteractiveTransitionTests {
         .completed: [.update(half), .finish(velocity: .zero), .runOutEnded],
         .cancelled: [.update(half), .cancel(velocity: .zero), .runOutEnded],
     ]
-
-    struct Row: CustomTestStringConvertible, Sendable {
-        var state: Phase
-        var event: Event
-        var expect: Phase
-        /// Log lines as the machine words them; reports as `report <phase> <percent>[ animation][ progress-only]`.
-        var actions: [String]
-        var testDescription: String { "\(state.rawValue) + \(event.name.rawValue)" }
-    }
-
-    static func bug(_ e: T.EventName, _ p: Phase) -> String { "invalid event \(e.rawValue) in state \(p.rawValue)" }
-    static func step(_ from: Phase, _ e: T.EventName, _ to: Phase) -> String { "\(from.rawValue) -> \(e.rawValue) -> \(to.rawValue)" }
 
     static let table: [Row] = {
         let quarter = Progress(percent: Percent(0.25), velocity: PercentPerSecond(0.5))
@@ -73,54 +65,34 @@ struct PercentDrivenInteractiveTransitionTests {
         return rows
     }()
 
+    /// A new interactive transition: 350 ms, linear run-outs.
+    static func makeMachine() -> T { T(duration: .milliseconds(350), completionSpeed: 1, completionCurve: .linear) }
+
     /// A report, described: the phase, the percent (left out where it depends on the time into a run-out: a
     /// tick, a catch), whether it starts an animation and whether it is progress only.
-    static func describe(_ action: T.Action, withPercent: Bool) -> String {
+    static func describe(_ action: T.Action, after event: T.EventName) -> String {
         if let line = action.logLine { return line }
         guard case .report(let r) = action else { return "" }
         var s = "report \(r.phase.rawValue)"
-        if withPercent { s += " \(r.progress.percent.value)" }
+        if event != .tick && event != .caught { s += " \(r.progress.percent.value)" }
         if r.animation != nil { s += " animation" }
         if r.isProgressOnly { s += " progress-only" }
         return s
     }
 
-    static func run(_ row: Row) -> (T, [String]) {
-        var t = T(duration: .milliseconds(350), completionSpeed: 1, completionCurve: .linear)
-        var time = start
-        for e in setups[row.state] ?? [] {
-            _ = t.handle(e, at: time)
-            time = time.advanced(by: .milliseconds(10))
-        }
-        let actions = t.handle(row.event, at: time)
-        let withPercent = row.event.name != .tick && row.event.name != .caught
-        return (t, actions.map { describe($0, withPercent: withPercent) })
-    }
-
     @Test("each state is reached by its setup")
     func setupsReachTheirStates() {
-        for phase in Phase.allCases {
-            var t = T(duration: .milliseconds(350))
-            for e in Self.setups[phase] ?? [] { _ = t.handle(e, at: Self.start) }
-            #expect(t.phase == phase)
-        }
+        #expect(Self.statesNotReached == [])
     }
 
     @Test("every pair: the new state, the actions and the log lines", arguments: table)
     func pair(_ row: Row) {
-        let (machine, actions) = Self.run(row)
-        #expect(machine.phase == row.expect)
-        #expect(actions == row.actions)
-        #expect(actions.count <= 4, "the inline action list holds four")
+        Self.expectRow(row)
     }
 
     @Test("the table covers every (state, event) pair")
     func everyPair() {
-        for phase in Phase.allCases {
-            for event in T.EventName.allCases {
-                #expect(Self.table.contains { $0.state == phase && $0.event.name == event }, "\(phase.rawValue) + \(event.rawValue)")
-            }
-        }
+        #expect(Self.pairsMissing == [])
     }
 
     @Test("a run-out starts where the finger left it, at its velocity, and ends exactly at 1 or 0")

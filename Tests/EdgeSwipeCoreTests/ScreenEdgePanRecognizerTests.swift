@@ -1,12 +1,15 @@
 import EdgeSwipeFingerScript
+import EdgeSwipeTestSupport
 import Testing
 @testable import EdgeSwipeCore
 
 /// The recognizer's state machine, pair by pair: every (state, event) is a row of the table below, with the
 /// state it leaves the machine in and the actions it takes, log lines included. `docs/ARCHITECTURE.md`'s diagram
-/// is checked against the same table (`StateDiagramTests`).
+/// is checked against the same table (`StateDiagramTests`). The rows are played by the shared runner
+/// (`StateMachineTable`, in the test support).
 @Suite("ScreenEdgePanRecognizer: every state and event")
-struct ScreenEdgePanRecognizerTests {
+struct ScreenEdgePanRecognizerTests: StateMachineTable {
+    typealias Machine = ScreenEdgePanRecognizer
     typealias R = ScreenEdgePanRecognizer
     typealias Event = R.Event
 
@@ -33,22 +36,6 @@ struct ScreenEdgePanRecognizerTests {
         .cancelled: [down(0), down(1), .touchMotion(touch: 0, to: inward), .touchCancel(touch: 0)],
         .failed: [down(0, interior)],
     ]
-
-    struct Row: CustomTestStringConvertible, Sendable {
-        var state: R.StateName
-        var event: Event
-        /// What differs from the plain pair, when it matters (whose touch, how many fingers).
-        var variant: String = ""
-        /// Events after the setup and before `event`.
-        var extra: [Event] = []
-        var expect: R.StateName
-        /// Each action in order: log lines as the machine words them, the rest as `track left`, `begin left`, ….
-        var actions: [String]
-        var testDescription: String { "\(state.rawValue) + \(event.name.rawValue)\(variant.isEmpty ? "" : " (\(variant))")" }
-    }
-
-    static func bug(_ e: R.EventName, _ s: R.StateName) -> String { "invalid event \(e.rawValue) in state \(s.rawValue)" }
-    static func step(_ from: R.StateName, _ e: R.EventName, _ to: R.StateName) -> String { "\(from.rawValue) -> \(e.rawValue) -> \(to.rawValue)" }
 
     static let table: [Row] = {
         var rows: [Row] = []
@@ -145,7 +132,10 @@ struct ScreenEdgePanRecognizerTests {
         return rows
     }()
 
-    static func describe(_ action: R.Action) -> String {
+    static func makeMachine() -> R { R(settings: .touchscreen, device: device) }
+
+    /// Actions that are not log lines, as `track left`, `begin left`, ….
+    static func describe(_ action: R.Action, after event: R.EventName) -> String {
         if let line = action.logLine { return line }
         switch action {
         case .track(_, let candidates): return "track " + candidates.members.map(\.rawValue).joined(separator: ",")
@@ -158,46 +148,19 @@ struct ScreenEdgePanRecognizerTests {
         }
     }
 
-    /// Runs the row; returns the machine after it and the actions of the row's event, described.
-    static func run(_ row: Row) -> (R, [String]) {
-        var r = R(settings: .touchscreen, device: device)
-        var t = MonotonicInstant(microseconds: 1_000_000)
-        for e in (setups[row.state] ?? []) + row.extra {
-            _ = r.handle(e, at: t)
-            t = t.advanced(by: .milliseconds(10))
-        }
-        let actions = r.handle(row.event, at: t)
-        return (r, actions.map(describe))
-    }
-
     @Test("each state is reached by its setup")
     func setupsReachTheirStates() {
-        for state in R.StateName.allCases {
-            var r = R(settings: .touchscreen, device: Self.device)
-            var t = MonotonicInstant(microseconds: 1_000_000)
-            for e in Self.setups[state] ?? [] {
-                _ = r.handle(e, at: t)
-                t = t.advanced(by: .milliseconds(10))
-            }
-            #expect(r.state.name == state)
-        }
+        #expect(Self.statesNotReached == [])
     }
 
     @Test("every pair: the new state, the actions and the log lines", arguments: table)
     func pair(_ row: Row) {
-        let (machine, actions) = Self.run(row)
-        #expect(machine.state.name == row.expect)
-        #expect(actions == row.actions)
-        #expect(actions.count <= 4, "the inline action list holds four")
+        Self.expectRow(row)
     }
 
     @Test("the table covers every (state, event) pair")
     func everyPair() {
-        for state in R.StateName.allCases {
-            for event in R.EventName.allCases {
-                #expect(Self.table.contains { $0.state == state && $0.event.name == event }, "\(state.rawValue) + \(event.rawValue)")
-            }
-        }
+        #expect(Self.pairsMissing == [])
     }
 
     @Test("actions carry their data: the edge, the translation and the velocity the engine needs")

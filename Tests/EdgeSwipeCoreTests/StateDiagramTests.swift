@@ -1,3 +1,4 @@
+import EdgeSwipeTestSupport
 import Foundation
 import Testing
 @testable import EdgeSwipeCore
@@ -53,6 +54,11 @@ struct StateDiagramTests {
         return steps
     }
 
+    /// The steps a machine's table takes, row by row.
+    static func taken<Table: StateMachineTable>(_ table: Table.Type) -> Set<Arrow> {
+        steps(Table.table.flatMap { Table.run($0).1 })
+    }
+
     /// Every arrow drawn is a step taken, and every step taken is drawn.
     static func compare(drawn: Set<Arrow>, taken: Set<Arrow>) {
         #expect(drawn.subtracting(taken).sorted(by: { $0.description < $1.description }) == [], "arrows no row takes")
@@ -63,20 +69,20 @@ struct StateDiagramTests {
     func recognizer() throws {
         Self.compare(
             drawn: try Self.arrows(inDiagramContaining: "possible --> tracking"),
-            taken: Self.steps(ScreenEdgePanRecognizerTests.table.flatMap { ScreenEdgePanRecognizerTests.run($0).1 }))
+            taken: Self.taken(ScreenEdgePanRecognizerTests.self))
     }
 
     @Test("the swipe recognizer's diagram is its table")
     func swipe() throws {
         Self.compare(
             drawn: try Self.arrows(inDiagramContaining: "possible --> pending"),
-            taken: Self.steps(SwipeRecognizerTests.table.flatMap { SwipeRecognizerTests.run($0).1 }))
+            taken: Self.taken(SwipeRecognizerTests.self))
     }
 
     @Test("the transition's diagram is its table")
     func transition() throws {
         Self.compare(
             drawn: try Self.arrows(inDiagramContaining: "finishing --> completed"),
-            taken: Self.steps(PercentDrivenInteractiveTransitionTests.table.flatMap { PercentDrivenInteractiveTransitionTests.run($0).1 }))
+            taken: Self.taken(PercentDrivenInteractiveTransitionTests.self))
     }
 }

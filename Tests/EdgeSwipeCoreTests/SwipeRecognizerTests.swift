@@ -1,11 +1,14 @@
+import EdgeSwipeTestSupport
 import Testing
 @testable import EdgeSwipeCore
 
 /// The swipe recognizer's state machine, pair by pair: every (state, event) is a row of the table below, with the
 /// state it leaves the machine in and the actions it takes, log lines included. `docs/ARCHITECTURE.md`'s diagram
-/// is checked against the same table (`StateDiagramTests`).
+/// is checked against the same table (`StateDiagramTests`). The rows are played by the shared runner
+/// (`StateMachineTable`, in the test support).
 @Suite("SwipeRecognizer: every state and event")
-struct SwipeRecognizerTests {
+struct SwipeRecognizerTests: StateMachineTable {
+    typealias Machine = SwipeRecognizer
     typealias R = SwipeRecognizer
     typealias Event = R.Event
 
@@ -20,18 +23,6 @@ struct SwipeRecognizerTests {
         .changed: [.begin(fingers: 3), mm(2, 0), mm(1, 0)],
         .failed: [.begin(fingers: 3), mm(2, 0), .bindingUnavailable],
     ]
-
-    struct Row: CustomTestStringConvertible, Sendable {
-        var state: R.StateName
-        var event: Event
-        var variant: String = ""
-        var expect: R.StateName
-        var actions: [String]
-        var testDescription: String { "\(state.rawValue) + \(event.name.rawValue)\(variant.isEmpty ? "" : " (\(variant))")" }
-    }
-
-    static func bug(_ e: R.EventName, _ s: R.StateName) -> String { "invalid event \(e.rawValue) in state \(s.rawValue)" }
-    static func step(_ from: R.StateName, _ e: R.EventName, _ to: R.StateName) -> String { "\(from.rawValue) -> \(e.rawValue) -> \(to.rawValue)" }
 
     static let table: [Row] = {
         var rows: [Row] = []
@@ -97,7 +88,10 @@ struct SwipeRecognizerTests {
         return rows
     }()
 
-    static func describe(_ action: R.Action) -> String {
+    static func makeMachine() -> R { R(settings: .touchpad) }
+
+    /// Actions that are not log lines, as `track 3`, `begin right`, ….
+    static func describe(_ action: R.Action, after event: R.EventName) -> String {
         if let line = action.logLine { return line }
         switch action {
         case .track(let fingers): return "track \(fingers)"
@@ -110,46 +104,24 @@ struct SwipeRecognizerTests {
         }
     }
 
-    static func run(_ row: Row) -> (R, [String]) {
-        var r = R(settings: .touchpad)
-        var t = MonotonicInstant(microseconds: 1_000_000)
-        for e in setups[row.state] ?? [] {
-            _ = r.handle(e, at: t)
-            t = t.advanced(by: .milliseconds(10))
-        }
-        let actions = r.handle(row.event, at: t).map(describe)
-        return (r, actions)
-    }
-
     @Test("each state is reached by its setup")
     func setupsReachTheirStates() {
-        for state in R.StateName.allCases {
-            var r = R(settings: .touchpad)
-            for e in Self.setups[state] ?? [] { _ = r.handle(e, at: MonotonicInstant(microseconds: 1_000_000)) }
-            #expect(r.state.name == state)
-        }
+        #expect(Self.statesNotReached == [])
     }
 
     @Test("every pair: the new state, the actions and the log lines", arguments: table)
     func pair(_ row: Row) {
-        var (machine, actions) = Self.run(row)
-        #expect(machine.state.name == row.expect)
-        #expect(actions == row.actions)
-        #expect(actions.count <= 4, "the inline action list holds four")
+        var machine = Self.expectRow(row)
         // Whatever happened, a machine left possible takes the next swipe.
         if row.expect == .possible {
-            actions = machine.handle(.begin(fingers: 4), at: MonotonicInstant(microseconds: 9_000_000)).map(Self.describe)
+            let actions = machine.handle(.begin(fingers: 4), at: MonotonicInstant(microseconds: 9_000_000)).map { Self.describe($0, after: .begin) }
             #expect(actions == [Self.step(.possible, .begin, .pending), "track 4"])
         }
     }
 
     @Test("the table covers every (state, event) pair")
     func everyPair() {
-        for state in R.StateName.allCases {
-            for event in R.EventName.allCases {
-                #expect(Self.table.contains { $0.state == state && $0.event.name == event }, "\(state.rawValue) + \(event.rawValue)")
-            }
-        }
+        #expect(Self.pairsMissing == [])
     }
 
     @Test("the lock distance is GNOME's 16 libinput units: 1.52 mm")
@@ -159,7 +131,7 @@ struct SwipeRecognizerTests {
         var r = R(settings: .touchpad)
         _ = r.handle(.begin(fingers: 3), at: .zero)
         #expect(r.handle(Self.mm(1.52, 0), at: .zero).isEmpty)
-        #expect(r.handle(Self.mm(0.002, 0), at: .zero).map(Self.describe) == [Self.step(.pending, .update, .began), "begin right"])
+        #expect(r.handle(Self.mm(0.002, 0), at: .zero).map { Self.describe($0, after: .update) } == [Self.step(.pending, .update, .began), "begin right"])
     }
 
     @Test("actions carry their data: direction, fingers, the centroid's translation and velocity in mm")

@@ -10,6 +10,9 @@ final class DaemonProcess {
     let directory: URL
     let socketPath: String
     let logURL: URL
+    /// The datagram socket standing in for systemd's, when the daemon was started with one: kept as long as the
+    /// daemon, which may notify until it exits.
+    private(set) var notify: NotifyListener?
 
     init(_ arguments: [String], directory: URL, socketName: String = "d.sock", environment: [String: String] = [:], launcher: [String] = []) throws {
         self.directory = directory
@@ -48,6 +51,21 @@ final class DaemonProcess {
             ["--socket", dir.appendingPathComponent("d.sock").path] + arguments + ["--replay", Paths.demo.path, "--wait-for-clients", "99"],
             directory: dir, environment: environment)
         if waitUntilListening { try daemon.waitUntilListening() }
+        return daemon
+    }
+
+    /// `recording` replayed at `speed` on `dir/d.sock`, held at its gate until `clients` have connected; returns once
+    /// the daemon has said READY=1. Readiness comes through `NOTIFY_SOCKET`, not a probe connection: a probe would
+    /// count towards `--wait-for-clients` and could open the gate before the test's clients are in.
+    static func replaying(_ recording: URL, in dir: URL, speed: Double = 2, clients: Int = 1) throws -> DaemonProcess {
+        let notify = try NotifyListener(path: dir.appendingPathComponent("notify").path)
+        let daemon = try DaemonProcess(
+            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", recording.path, "--speed", "\(speed)",
+             "--wait-for-clients", "\(clients)"], directory: dir, environment: ["NOTIFY_SOCKET": notify.path])
+        daemon.notify = notify
+        guard notify.wait(for: "READY=1", timeoutSeconds: 30) else {
+            throw DaemonTestError("the daemon never said READY=1: \(daemon.log)")
+        }
         return daemon
     }
 

@@ -11,13 +11,7 @@ struct DaemonTests {
     func identicalStreams(_ count: Int) throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        // Ready (READY=1), not a probe connection: a probe would count towards --wait-for-clients and could open the
-        // gate before the last client is in.
-        let notify = try NotifyListener(path: dir.appendingPathComponent("notify").path)
-        let daemon = try DaemonProcess(
-            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--speed", "2",
-             "--wait-for-clients", "\(count)"], directory: dir, environment: ["NOTIFY_SOCKET": notify.path])
-        #expect(notify.wait(for: "READY=1", timeoutSeconds: 30), "\(daemon.log)")
+        let daemon = try DaemonProcess.replaying(Paths.demo, in: dir, clients: count)
         let clients = try (0..<count).map { _ in try LineClient(path: daemon.socketPath) }
         var streams: [[String]] = []
         // Read every client at once: the daemon's goodbye waits at most 2 s for a client to drain.

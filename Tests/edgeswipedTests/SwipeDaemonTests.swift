@@ -33,13 +33,7 @@ struct SwipeDaemonTests {
     func swipesOnTheSocket() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let recording = try Self.threeFingerRecording(in: dir)
-        // Ready (READY=1), not a probe connection: a probe would count towards --wait-for-clients.
-        let notify = try NotifyListener(path: dir.appendingPathComponent("notify").path)
-        let daemon = try DaemonProcess(
-            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", recording.path, "--speed", "2", "--wait-for-clients", "1"],
-            directory: dir, environment: ["NOTIFY_SOCKET": notify.path])
-        #expect(notify.wait(for: "READY=1", timeoutSeconds: 30), "\(daemon.log)")
+        let daemon = try DaemonProcess.replaying(try Self.threeFingerRecording(in: dir), in: dir)
         let client = try LineClient(path: daemon.socketPath)
         let messages = client.messages(until: Self.isGoodbye, timeoutSeconds: 60)
         #expect(daemon.waitForExit() == 0, "\(daemon.log)")
@@ -65,12 +59,7 @@ struct SwipeDaemonTests {
     func monitorShowsSwipes() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let recording = try Self.threeFingerRecording(in: dir)
-        let notify = try NotifyListener(path: dir.appendingPathComponent("notify").path)
-        let daemon = try DaemonProcess(
-            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", recording.path, "--speed", "2", "--wait-for-clients", "1"],
-            directory: dir, environment: ["NOTIFY_SOCKET": notify.path])
-        #expect(notify.wait(for: "READY=1", timeoutSeconds: 30), "\(daemon.log)")
+        let daemon = try DaemonProcess.replaying(try Self.threeFingerRecording(in: dir), in: dir)
         // The monitor is the client the replay waits for; it stops after the first swipe's messages.
         let monitor = try run(Paths.edgeswipectl, ["monitor", "--socket", daemon.socketPath, "--count", "60"])
         #expect(monitor.status == 0, "\(monitor.stderr)")
@@ -86,12 +75,8 @@ struct SwipeDaemonTests {
     func paperWM() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let notify = try NotifyListener(path: dir.appendingPathComponent("notify").path)
-        let daemon = try DaemonProcess(
-            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay",
-             Paths.sharedRecordings.appendingPathComponent("libinput-record/paperwm-three-finger-swipe.yaml").path, "--speed", "2", "--wait-for-clients", "1"],
-            directory: dir, environment: ["NOTIFY_SOCKET": notify.path])
-        #expect(notify.wait(for: "READY=1", timeoutSeconds: 30), "\(daemon.log)")
+        let daemon = try DaemonProcess.replaying(
+            Paths.sharedRecordings.appendingPathComponent("libinput-record/paperwm-three-finger-swipe.yaml"), in: dir)
         let client = try LineClient(path: daemon.socketPath)
         let messages = client.messages(until: Self.isGoodbye, timeoutSeconds: 60)
         #expect(daemon.waitForExit() == 0, "\(daemon.log)")
