@@ -71,8 +71,7 @@ let package = Package(
         .target(
             name: "EdgeSwipeConfig",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeSystem",
-                .product(name: "TOMLKit", package: "TOMLKit"), .product(name: "SystemPackage", package: "swift-system"),
+                "EdgeSwipeCore", "EdgeSwipeSystem", .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -191,7 +190,10 @@ let package = Package(
         .testTarget(
             name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport"],
             swiftSettings: strictSwift6),
-        .testTarget(name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig"], swiftSettings: strictSwift6),
+        // TOMLKit (toml++) is the test oracle our own TOML reader is compared with; the daemon does not link it.
+        .testTarget(
+            name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig", .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeSystemTests", dependencies: ["EdgeSwipeSystem", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6

@@ -1,13 +1,19 @@
-// libFuzzer target: the TOML configuration parser (our pre-check, TOMLKit's toml++, the settings). What it accepts
-// must render back (`--check-config` prints the effective configuration) to text that parses to the same settings;
-// an error must name the file. `config-play` drives an engine with what parses.
+// libFuzzer target: the TOML configuration parser (our TOML reader, the settings). Our reader must agree with
+// TOMLKit's toml++ (Tests/EdgeSwipeConfigTests/TOMLKitOracle.swift, compiled in): what one reads the other reads
+// to the same tree, what one refuses the other refuses (toml++ is not asked about text it would abort on). What
+// parses must render back (`--check-config` prints the effective configuration) to text that parses to the same
+// settings; an error must name the file. `config-play` drives an engine with what parses.
 import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    let text = String(decoding: UnsafeBufferPointer(start: data, count: count), as: UTF8.self)
+    let bytes = Array(UnsafeBufferPointer(start: data, count: count))
+    let text = String(decoding: bytes, as: UTF8.self)
+    if bytes.elementsEqual(text.utf8) {
+        checkAgainstTOMLKit(text)
+    }
     let settings: EdgeSwipeSettings
     do {
         settings = try ConfigParser.parse(text, file: "fuzz.toml")
@@ -29,4 +35,19 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     }
     _ = try? DeviceFilter(parsingAllow: settings.devices.allow, deny: settings.devices.deny)
     return 0
+}
+
+/// Our reader's verdict and tree against toml++'s.
+func checkAgainstTOMLKit(_ text: String) {
+    guard let theirs = TOMLKitOracle.read(text) else { return }
+    do {
+        let ours = TOMLKitOracle.normalized(.table(try TOMLReader.read(text)))
+        if TOMLKitOracle.holdsNUL(ours) { return }
+        switch theirs {
+        case .success(let tree): precondition(tree == ours, "TOMLKit read it to another tree:\n\(tree)\nours:\n\(ours)")
+        case .failure(let error): preconditionFailure("TOMLKit refused what we read: \(error)")
+        }
+    } catch {
+        if case .success(let tree) = theirs { preconditionFailure("we refused (\(error)) what TOMLKit read: \(tree)") }
+    }
 }

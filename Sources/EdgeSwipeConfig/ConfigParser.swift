@@ -1,12 +1,12 @@
 import EdgeSwipeCore
 import EdgeSwipeSystem
 import SystemPackage
-import TOMLKit
 
 /// Reads EdgeSwipe's TOML configuration (`config/default.toml` documents every key).
 ///
-/// TOMLKit parses the syntax; this type checks the meaning. Every error names the file and the line of the
-/// key at fault, and says what was expected, so `edgeswiped --check-config` can point at the problem.
+/// ``TOMLReader`` reads the syntax (and says where each key was written); this type checks the meaning. Every
+/// error names the file and the line of the key at fault (a syntax error also the column), and says what was
+/// expected, so `edgeswiped --check-config` can point at the problem.
 public enum ConfigParser {
     /// A configuration is a few kilobytes; a file larger than this is not one.
     public static let maxFileBytes = 1 << 20
@@ -62,22 +62,13 @@ public enum ConfigParser {
 
     /// Parses configuration text; `file` is only used in error messages.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> EdgeSwipeSettings {
-        // Text that toml++ cannot be handed safely is refused first (TOMLPrecheck.swift).
-        do throws(TOMLPrecheck.Problem) {
-            try TOMLPrecheck.check(text)
-        } catch {
-            throw ConfigError(file: file, line: error.line, message: error.message)
-        }
         let root: TOMLTable
-        do {
-            root = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw ConfigError(file: file, line: error.source.begin.line, message: "TOML syntax: \(error.description)")
+        do throws(TOMLError) {
+            root = try TOMLReader.read(text)
         } catch {
-            throw ConfigError(file: file, line: nil, message: "TOML syntax: \(error)")
+            throw ConfigError(file: file, line: error.line, column: error.column, message: "TOML syntax: \(error.message)")
         }
-        let map = SourceMap(text: text)
-        let top = Section(table: root, path: "", file: file, map: map)
+        let top = Section(table: root, path: "", file: file, line: nil)
         try top.only(["version", "daemon", "transition", "touchscreen", "touchpad", "containers", "bindings", "devices", "access"])
         if let version = try top.int("version", default: nil), version != 1 {
             throw top.error("version", "unsupported configuration version \(version); this edgeswiped reads version 1")
@@ -121,7 +112,7 @@ public enum ConfigParser {
         let stateSize = StateLimits.size(of: containers)
         if stateSize > StateLimits.maxStateBytes {
             throw ConfigError(
-                file: file, line: map.line(of: "containers[0]"),
+                file: file, line: root["containers"]?.array?.first?.table?.position.line,
                 message: "the containers' initial state measures \(stateSize) bytes, over the \(StateLimits.maxStateBytes) the daemon keeps (fewer or shorter names)")
         }
         let bindings: [Binding]
@@ -155,69 +146,5 @@ public enum ConfigParser {
             animator: animator, completionSpeed: completionSpeed, completionCurve: completionCurve,
             tickInterval: Microseconds(Int64(1_000_000 / daemon.tickHz)), overscroll: overscroll)
         return EdgeSwipeSettings(engine: engine, daemon: daemon, devices: devices, access: access, warnings: warnings)
-    }
-}
-
-/// Line numbers of keys and table headers, found by reading the text the way TOML lays it out, because TOMLKit
-/// does not expose where a value came from.
-struct SourceMap {
-    private var lines: [String: Int] = [:]
-
-    init(text: String) {
-        var path = ""
-        var arrayCounts: [String: Int] = [:]
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingBlanks()
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            if line.hasPrefix("[[") {
-                let name = Self.header(line, open: "[[", close: "]]")
-                let i = arrayCounts[name, default: 0]
-                arrayCounts[name] = i + 1
-                path = "\(name)[\(i)]"
-                lines[path] = index + 1
-            } else if line.hasPrefix("[") {
-                path = Self.header(line, open: "[", close: "]")
-                lines[path] = index + 1
-            } else if let eq = line.firstIndex(of: "=") {
-                let key = line[..<eq].trimmingBlanks().trimming { $0 == "\"" || $0 == "'" }
-                lines[path.isEmpty ? key : "\(path).\(key)"] = index + 1
-            }
-        }
-    }
-
-    private static func header(_ line: String, open: String, close: String) -> String {
-        var s = line.dropFirst(open.count)
-        if let end = s.firstRange(of: close) { s = s[..<end.lowerBound] }
-        return s.trimmingBlanks()
-    }
-
-    /// The line of `path`, or of the nearest enclosing table that has one.
-    func line(of path: String) -> Int? {
-        var p = path
-        while !p.isEmpty {
-            if let l = lines[p] { return l }
-            guard let dot = p.lastIndex(of: ".") else { break }
-            p = String(p[..<dot])
-        }
-        return nil
-    }
-}
-
-extension StringProtocol {
-    /// Without the blanks at either end: tabs and the Unicode space separators (category Zs), the characters
-    /// TOML's layout allows around keys and headers.
-    fileprivate func trimmingBlanks() -> String {
-        trimming { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
-    }
-
-    /// Without the scalars at either end for which `isTrimmed` holds.
-    fileprivate func trimming(_ isTrimmed: (Unicode.Scalar) -> Bool) -> String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !isTrimmed($0) }), let last = scalars.lastIndex(where: { !isTrimmed($0) }) else {
-            return ""
-        }
-        var kept = String.UnicodeScalarView()
-        kept.append(contentsOf: scalars[first...last])
-        return String(kept)
     }
 }

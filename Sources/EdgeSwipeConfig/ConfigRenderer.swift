@@ -104,26 +104,7 @@ extension EdgeSwipeSettings {
         }
     }
 
-    private func q(_ s: String) -> String {
-        var out = "\""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                // TOML forbids every control character but tab in a basic string, DEL included.
-                if c.value < 0x20 || c.value == 0x7F {
-                    let hex = String(c.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(c)
-                }
-            }
-        }
-        return out + "\""
-    }
+    private func q(_ s: String) -> String { TOMLValue.quoted(s) }
     private func n(_ x: Double) -> String { "\(x)" }
     private func list(_ items: [String]) -> String { "[" + items.map(q).joined(separator: ", ") + "]" }
     private func ids(_ items: [UInt32]) -> String { "[" + items.map(String.init).joined(separator: ", ") + "]" }

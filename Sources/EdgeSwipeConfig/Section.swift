@@ -1,17 +1,26 @@
 import EdgeSwipeCore
-import TOMLKit
 
 /// One table of the configuration, with the helpers that read typed, range-checked values from it.
 struct Section {
     let table: TOMLTable?
     let path: String
     let file: String
-    let map: SourceMap
+    /// The line of the table's header (or of the key that made it), or, for a table the file does not have, of
+    /// the nearest enclosing one that it does; the root has none.
+    let line: Int?
 
     func key(_ k: String) -> String { path.isEmpty ? k : "\(path).\(k)" }
 
+    /// The line where the file wrote `k`, or the table's own when it did not.
+    func line(of k: String) -> Int? { table?.position(of: k)?.line ?? line }
+
     func error(_ k: String, _ message: String) -> ConfigError {
-        ConfigError(file: file, line: map.line(of: key(k)), message: message)
+        ConfigError(file: file, line: line(of: k), message: message)
+    }
+
+    /// A child table's section.
+    func child(_ k: String, _ t: TOMLTable?, path: String) -> Section {
+        Section(table: t, path: path, file: file, line: t?.position.line ?? line(of: k))
     }
 
     /// `[touchscreen]`, or `[[bindings]] #3` for the third table of an array.
@@ -22,21 +31,31 @@ struct Section {
         return "[[\(path[..<open])]] #\(n + 1)"
     }
 
-    func value(_ k: String) -> (any TOMLValueConvertible)? { table?[k] }
+    func value(_ k: String) -> TOMLValue? { table?[k] }
 
     /// Rejects keys this table does not know, so a typo is an error rather than a silently ignored setting.
     func only(_ known: [String]) throws(ConfigError) {
         guard let table else { return }
         for k in table.keys.sorted() where !known.contains(k) {
-            let place = path.isEmpty ? "at the top level" : "in [\(path.replacingOccurrences(of: #"\[\d+\]"#, with: "", options: .regularExpression))]"
+            let place = path.isEmpty ? "at the top level" : "in [\(Self.withoutIndices(path))]"
             throw error(k, "unknown key '\(k)' \(place); expected one of: \(known.joined(separator: ", "))")
         }
     }
 
+    /// `bindings[2].animator` as a header names it: `bindings.animator`.
+    static func withoutIndices(_ path: String) -> String {
+        var out = ""
+        var inIndex = false
+        for c in path {
+            if c == "[" { inIndex = true } else if c == "]" { inIndex = false } else if !inIndex { out.append(c) }
+        }
+        return out
+    }
+
     func section(_ k: String) throws(ConfigError) -> Section {
-        guard let v = value(k) else { return Section(table: nil, path: key(k), file: file, map: map) }
-        guard let t = v.table else { throw error(k, "'\(k)' must be a table") }
-        return Section(table: t, path: key(k), file: file, map: map)
+        guard let v = value(k) else { return child(k, nil, path: key(k)) }
+        guard let t = v.table else { throw error(k, "'\(k)' must be a table (got \(v))") }
+        return child(k, t, path: key(k))
     }
 
     func double(_ k: String, default d: Double, in range: ClosedRange<Double>) throws(ConfigError) -> Double {
@@ -45,7 +64,7 @@ struct Section {
 
     func optionalDouble(_ k: String, in range: ClosedRange<Double>) throws(ConfigError) -> Double? {
         guard let v = value(k) else { return nil }
-        guard let x = v.double ?? v.int.map(Double.init) else { throw error(k, "'\(k)' must be a number (got \(v.debugDescription))") }
+        guard let x = v.number else { throw error(k, "'\(k)' must be a number (got \(v))") }
         guard x.isFinite, range.contains(x) else {
             throw error(k, "'\(k)' must be between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound)) (got \(Self.format(x)))")
         }
@@ -54,21 +73,21 @@ struct Section {
 
     func int(_ k: String, default d: Int?, in range: ClosedRange<Int> = Int.min...Int.max) throws(ConfigError) -> Int? {
         guard let v = value(k) else { return d }
-        guard let x = v.int else { throw error(k, "'\(k)' must be a whole number (got \(v.debugDescription))") }
+        guard let x = v.int else { throw error(k, "'\(k)' must be a whole number (got \(v))") }
         guard range.contains(x) else { throw error(k, "'\(k)' must be between \(range.lowerBound) and \(range.upperBound) (got \(x))") }
         return x
     }
 
     func string(_ k: String, default d: String?, nonEmpty: Bool = false) throws(ConfigError) -> String? {
         guard let v = value(k) else { return d }
-        guard let s = v.string else { throw error(k, "'\(k)' must be a string (got \(v.debugDescription))") }
+        guard let s = v.string else { throw error(k, "'\(k)' must be a string (got \(v))") }
         if nonEmpty && s.isEmpty { throw error(k, "'\(k)' must not be empty") }
         return s
     }
 
     func required(_ k: String) throws(ConfigError) -> String {
         guard let s = try string(k, default: nil, nonEmpty: true) else {
-            throw ConfigError(file: file, line: map.line(of: path), message: "\(displayName) needs '\(k)'")
+            throw ConfigError(file: file, line: line, message: "\(displayName) needs '\(k)'")
         }
         return s
     }
@@ -98,9 +117,9 @@ struct Section {
         return found.1
     }
 
-    func array(_ k: String) throws(ConfigError) -> TOMLArray? {
+    func array(_ k: String) throws(ConfigError) -> [TOMLValue]? {
         guard let v = value(k) else { return nil }
-        guard let a = v.array else { throw error(k, "'\(k)' must be an array") }
+        guard let a = v.array else { throw error(k, "'\(k)' must be an array (got \(v))") }
         return a
     }
 
@@ -108,7 +127,7 @@ struct Section {
         guard let a = try array(k) else { return nil }
         var out: [String] = []
         for item in a {
-            guard let s = item.string else { throw error(k, "'\(k)' must hold strings (got \(item.debugDescription))") }
+            guard let s = item.string else { throw error(k, "'\(k)' must hold strings (got \(item))") }
             out.append(s)
         }
         return out
@@ -118,8 +137,8 @@ struct Section {
         guard let a = try array(k) else { return nil }
         var out: [Double] = []
         for item in a {
-            guard let x = item.double ?? item.int.map(Double.init), x.isFinite else {
-                throw error(k, "'\(k)' must hold numbers (got \(item.debugDescription))")
+            guard let x = item.number, x.isFinite else {
+                throw error(k, "'\(k)' must hold numbers (got \(item))")
             }
             out.append(x)
         }
@@ -142,7 +161,7 @@ struct Section {
 
     /// A problem that does not stop the file from loading, at the line of `k`.
     func warning(_ k: String, _ message: String) -> ConfigWarning {
-        ConfigWarning(file: file, line: map.line(of: key(k)), message: message)
+        ConfigWarning(file: file, line: line(of: k), message: message)
     }
 
     func ids(_ k: String) throws(ConfigError) -> [UInt32] {
@@ -150,7 +169,7 @@ struct Section {
         var out: [UInt32] = []
         for item in a {
             guard let x = item.int, x >= 0, x <= Int(UInt32.max) else {
-                throw error(k, "'\(k)' must hold uids/gids from 0 to 4294967295 (got \(item.debugDescription))")
+                throw error(k, "'\(k)' must hold uids/gids from 0 to 4294967295 (got \(item))")
             }
             out.append(UInt32(x))
         }
@@ -178,7 +197,7 @@ struct Section {
         var out: [Section] = []
         for (i, item) in a.enumerated() {
             guard let t = item.table else { throw error(k, "'\(k)' must be an array of tables ([[\(key(k))]])") }
-            out.append(Section(table: t, path: "\(key(k))[\(i)]", file: file, map: map))
+            out.append(child(k, t, path: "\(key(k))[\(i)]"))
         }
         return out
     }
@@ -188,7 +207,7 @@ struct Section {
         let all = try tables(k)
         guard all.count <= limit else {
             throw ConfigError(
-                file: file, line: map.line(of: "\(key(k))[\(limit)]"),
+                file: file, line: all[limit].line,
                 message: "\(all.count) [[\(key(k))]]; at most \(limit) are allowed")
         }
         return all
@@ -305,7 +324,7 @@ struct Section {
                 if children.isEmpty { throw c.error("children", "custom container '\(name)' needs a non-empty 'children' list") }
                 out.append(Container(name: name, content: .custom(children: children, active: try c.index("active", in: children))))
             default:
-                throw ConfigError(file: file, line: map.line(of: c.path), message: "container '\(name)' needs 'kind' (navigation, tabs, modal or custom)")
+                throw ConfigError(file: file, line: c.line, message: "container '\(name)' needs 'kind' (navigation, tabs, modal or custom)")
             }
         }
         return out
@@ -319,7 +338,7 @@ struct Section {
             return i
         }
         if let s = v.string, let i = list.firstIndex(of: s) { return i }
-        throw error(k, "'\(k)' must name one of \(list.joined(separator: ", ")) or be an index (got \(v.debugDescription))")
+        throw error(k, "'\(k)' must name one of \(list.joined(separator: ", ")) or be an index (got \(v))")
     }
 
     func bindings(
@@ -345,7 +364,7 @@ struct Section {
                     throw b.error("direction", "an edge binding has no 'direction' (a multi-finger swipe binding needs gesture = \"swipe\")")
                 }
                 guard let edge = try b.choice("edge", default: nil, Edge.allCases.map { ($0.rawValue, $0) }) else {
-                    throw ConfigError(file: file, line: map.line(of: b.path), message: "[[bindings]] needs 'edge' (left, right, top or bottom), or gesture = \"swipe\" and a 'direction'")
+                    throw ConfigError(file: file, line: b.line, message: "[[bindings]] needs 'edge' (left, right, top or bottom), or gesture = \"swipe\" and a 'direction'")
                 }
                 trigger = .edge(edge)
                 fingers = try b.fingers()
@@ -354,7 +373,7 @@ struct Section {
                     throw b.error("edge", "a swipe binding has no 'edge': multi-finger swipes start anywhere (use 'direction')")
                 }
                 guard let direction = try b.choice("direction", default: nil, SwipeDirection.allCases.map { ($0.rawValue, $0) }) else {
-                    throw ConfigError(file: file, line: map.line(of: b.path), message: "a swipe binding needs 'direction' (left, right, up or down)")
+                    throw ConfigError(file: file, line: b.line, message: "a swipe binding needs 'direction' (left, right, up or down)")
                 }
                 trigger = .swipe(direction)
                 fingers = try b.fingers(swipe: true)
@@ -410,7 +429,7 @@ struct Section {
         if let a = v.array, a.count == 2, let lo = a[0].int, let hi = a[1].int, allowed.lowerBound <= lo, lo <= hi, hi <= allowed.upperBound {
             return lo...hi
         }
-        throw error("fingers", "\(kind) must be a count (\(swipe ? 3 : 1)) or a range [min, max] within \(allowed.lowerBound)...\(allowed.upperBound) (got \(v.debugDescription))")
+        throw error("fingers", "\(kind) must be a count (\(swipe ? 3 : 1)) or a range [min, max] within \(allowed.lowerBound)...\(allowed.upperBound) (got \(v))")
     }
 
     func operation(for container: Container) throws(ConfigError) -> TransitionOperation {
@@ -468,7 +487,7 @@ struct Section {
                 } else if let degrees = value.int, let r = Rotation(rawValue: degrees) {
                     rotation = r
                 } else {
-                    throw o.error("rotation", "'rotation' must be 0, 90, 180, 270 or \"auto\" (got \(value.debugDescription))")
+                    throw o.error("rotation", "'rotation' must be 0, 90, 180, 270 or \"auto\" (got \(value))")
                 }
             }
             let output = try o.string("output", default: nil, nonEmpty: true)

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import EdgeSwipeConfig
 
-/// Inputs `scripts/fuzz config` found (issue 7), kept in Fuzz/Regressions/config. Each one crashed the process
-/// before: toml++ asserts (abort) on a table header that does not start with a key, and TOMLKit stopped reading at
-/// a NUL byte, accepting the truncated file. Now each is a line-numbered error.
+/// Inputs `scripts/fuzz config` found, kept in Fuzz/Regressions/config. Each one crashed the process when TOMLKit
+/// read the configuration: toml++ asserts (abort) on a table header that does not start with a key, and TOMLKit
+/// stopped reading at a NUL byte, accepting the truncated file. Our reader makes each an error with its line and
+/// column.
 @Suite("Configuration: fuzzing regressions")
 struct ConfigFuzzRegressionTests {
     static let regressions = ConfigTests.packageRoot.appendingPathComponent("Fuzz/Regressions/config")
@@ -27,10 +28,11 @@ struct ConfigFuzzRegressionTests {
     }
 
     @Test("a table header must start with a name", arguments: [
-        ("[#]\n", 1, "not '#'"), ("[.]\n", 1, "not '.'"), ("[=]\n", 1, "not '='"), ("[é]\n", 1, "not 'é'"),
-        ("[\u{7f}]\n", 1, "not U+007F"), ("[[\u{3}]]\n", 1, "not U+0003"), ("[daemon]\ntick_hz = 60\n\n[ #x]\n", 4, "not '#'"),
-        ("[[ +bindings]]\n", 1, "not '+'"), ("[\u{b}]\n", 1, "not U+000B"), ("[\n.]\n", 1, "not a line break"),
-        ("[ [x]]\n", 1, "not '['"),
+        ("[#]\n", 1, "found '#'"), ("[.]\n", 1, "found '.'"), ("[=]\n", 1, "found '='"), ("[é]\n", 1, "found 'é'"),
+        ("[\u{7f}]\n", 1, "found the control character U+007F"), ("[[\u{3}]]\n", 1, "found the control character U+0003"),
+        ("[daemon]\ntick_hz = 60\n\n[ #x]\n", 4, "found '#'"),
+        ("[[ +bindings]]\n", 1, "found '+'"), ("[\u{b}]\n", 1, "found the control character U+000B"), ("[\n.]\n", 1, "found a line break"),
+        ("[ [x]]\n", 1, "found '['"),
     ])
     func badTableHeader(_ text: String, _ line: Int, _ detail: String) {
         do {
@@ -38,20 +40,21 @@ struct ConfigFuzzRegressionTests {
             Issue.record("accepted \(text.debugDescription)")
         } catch {
             #expect(error.line == line)
-            #expect(error.description.contains("c.toml:\(line): TOML syntax: a table header must start with a name"), "\(error)")
+            #expect(error.description.hasPrefix("c.toml:\(line):"), "\(error)")
+            #expect(error.description.contains("TOML syntax: expected a key (letters, digits, '_', '-' or a quoted string)"), "\(error)")
             #expect(error.description.contains(detail), "\(error)")
         }
     }
 
     @Test("a '}' where an array expects a value", arguments: [
-        ("codes = [}\n", 1), ("[devices]\nallow = [\"a\",\n  }]\n", 3), ("x = [[1], [ } ]]\n", 1),
+        ("codes = [}\n", 1, 10), ("[devices]\nallow = [\"a\",\n  }]\n", 3, 3), ("x = [[1], [ } ]]\n", 1, 13),
     ])
-    func closingBraceInArray(_ text: String, _ line: Int) {
+    func closingBraceInArray(_ text: String, _ line: Int, _ column: Int) {
         do {
             _ = try ConfigParser.parse(text, file: "c.toml")
             Issue.record("accepted \(text.debugDescription)")
         } catch {
-            #expect(error.description == "c.toml:\(line): TOML syntax: an array needs a value or ']' here, not '}'")
+            #expect(error.description == "c.toml:\(line):\(column): TOML syntax: expected a value, found '}'")
         }
     }
 
@@ -62,7 +65,7 @@ struct ConfigFuzzRegressionTests {
             _ = try ConfigParser.parse(text, file: "c.toml")
             Issue.record("a file with a NUL byte was accepted")
         } catch {
-            #expect(error.description == "c.toml:3: TOML syntax: a NUL byte; a configuration file is text")
+            #expect(error.description == "c.toml:3:1: TOML syntax: a NUL byte; TOML text has none")
         }
     }
 

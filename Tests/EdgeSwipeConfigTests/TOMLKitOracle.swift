@@ -1,17 +1,85 @@
-// Found by `scripts/fuzz config`: checks a configuration text for the two things TOMLKit's
-// parser (toml++ 3) cannot be handed safely, before it sees the text.
+// TOMLKit (toml++ 3.4) as the oracle our TOML reader is checked against: by the tests (TOMLOracleTests.swift)
+// and by the `config` fuzz target (scripts/fuzz compiles this file into it). It holds no test framework code.
+import EdgeSwipeConfig
+import TOMLKit
+
+enum TOMLKitOracle {
+    /// What toml++ reads `text` to, as our ``EdgeSwipeConfig/TOMLValue`` with its keys sorted; `nil` when
+    /// toml++ cannot be handed the text safely (``TOMLPrecheck``: it would abort the process, or stop at a NUL).
+    static func read(_ text: String) -> Result<EdgeSwipeConfig.TOMLValue, any Error>? {
+        guard (try? TOMLPrecheck.check(text)) != nil else { return nil }
+        do {
+            return .success(normalized(value(try TOMLKit.TOMLTable(string: text))))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Whether a key or a string in `v` holds U+0000 (an escape, `\u0000`): TOMLKit passes strings through C
+    /// strings, which end there, so its tree cannot be compared (TOMLOracleTests' departures).
+    static func holdsNUL(_ v: EdgeSwipeConfig.TOMLValue) -> Bool {
+        switch v {
+        case .string(let s): s.utf8.contains(0)
+        case .array(let a): a.contains(where: holdsNUL)
+        case .table(let t): t.entries.contains { $0.key.utf8.contains(0) || holdsNUL($0.value) }
+        default: false
+        }
+    }
+
+    /// TOMLKit's value as ours.
+    static func value(_ v: any TOMLValueConvertible) -> EdgeSwipeConfig.TOMLValue {
+        switch v.type {
+        case .table:
+            var t = EdgeSwipeConfig.TOMLTable()
+            if let table = v.table {
+                for key in table.keys { if let child = table[key] { t.set(key, value(child), at: t.position) } }
+            }
+            return .table(t)
+        case .array: return .array(v.array.map { $0.map { value($0) } } ?? [])
+        case .string: return .string(v.string ?? "")
+        case .int: return .integer(Int64(v.int ?? 0))
+        case .double: return .float(v.double ?? 0)
+        case .bool: return .boolean(v.bool ?? false)
+        case .date:
+            let d = v.date ?? TOMLDate(year: 0, month: 0, day: 0)
+            return .localDate(TOMLLocalDate(year: d.year, month: d.month, day: d.day))
+        case .time:
+            let t = v.time ?? TOMLTime(hour: 0, minute: 0, second: 0, nanoSecond: 0)
+            return .localTime(TOMLLocalTime(hour: t.hour, minute: t.minute, second: t.second, nanosecond: t.nanoSecond))
+        case .dateTime:
+            guard let dt = v.dateTime else { return .string("?") }
+            let date = TOMLLocalDate(year: dt.date.year, month: dt.date.month, day: dt.date.day)
+            let time = TOMLLocalTime(hour: dt.time.hour, minute: dt.time.minute, second: dt.time.second, nanosecond: dt.time.nanoSecond)
+            if let offset = dt.offset { return .offsetDateTime(TOMLOffsetDateTime(date: date, time: time, offsetMinutes: offset.offset)) }
+            return .localDateTime(TOMLLocalDateTime(date: date, time: time))
+        }
+    }
+
+    /// Keys sorted (toml++ keeps a table's keys sorted, so the order is not compared), NaN made comparable.
+    static func normalized(_ v: EdgeSwipeConfig.TOMLValue) -> EdgeSwipeConfig.TOMLValue {
+        switch v {
+        case .table(let t):
+            var out = EdgeSwipeConfig.TOMLTable(position: t.position)
+            for e in t.entries.sorted(by: { $0.key < $1.key }) { out.set(e.key, normalized(e.value), at: e.position) }
+            return .table(out)
+        case .array(let a): return .array(a.map(normalized))
+        case .float(let x) where x.isNaN: return .string("(nan)")
+        default: return v
+        }
+    }
+}
+
+// What toml++ cannot be handed safely, found by `scripts/fuzz config` when TOMLKit read the configuration (our
+// reader refuses all of it with its place; Fuzz/Regressions/config):
 //
 // - A table header whose name starts with anything but a bare-key character or a quote (`[#]`, `[.]`, `[=]`,
-//   `[é]`, `[[ +x]]`, a control character): toml++'s `parse_key()` asserts on it, which aborts the process (and in a
-//   build with NDEBUG is undefined behaviour). `edgeswiped --check-config`, start-up and SIGHUP crashed on it.
+//   `[é]`, `[[ +x]]`, a control character): toml++'s `parse_key()` asserts on it, which aborts the process.
 //   (Upstream fixed part of this after 3.4.0: marzer/tomlplusplus#301.)
 // - A `}` where an array expects a value (`x = [}`, `x = [1, }`): `parse_value()` asserts the same way.
-// - A NUL byte: TOMLKit hands the text to C++ as a C string, so everything after the NUL was silently ignored and a
-//   truncated file was accepted.
+// - A NUL byte: TOMLKit hands the text to C++ as a C string, so everything after the NUL is silently ignored.
 //
 // The scan follows TOML's lexical structure (comments, the four string forms, the brackets of arrays and inline
-// tables) only as far as is needed to tell a table header from a nested array and from text inside strings, and
-// to know what the innermost open bracket is; everything else is left to toml++.
+// tables) only as far as is needed to tell a table header from a nested array and from text inside strings.
 enum TOMLPrecheck {
     struct Problem: Error, Equatable {
         var line: Int
