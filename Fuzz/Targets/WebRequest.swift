@@ -2,8 +2,8 @@
 // (`Sources/EdgeSwipeWeb/PageRequest.swift`, compiled into this harness: the bridge's module links an HTTP
 // server, its request path does not).
 //
-// Input: byte 0 picks the bridge (bit 0: `--control`) and whether the message is first read as a WebSocket text
-// frame is (bit 1: the bridge's WebSocket hands it a String, so invalid UTF-8 arrives repaired); the rest is the
+// Input: byte 0 picks the bridge (bit 0: `--control`) and whether the message arrives as the WebSocket hands it
+// over (bit 1: a text frame becomes a String, so invalid UTF-8 arrives repaired) or as raw bytes; the rest is the
 // message. Checked, besides "no crash":
 // - every refusal is one JSON object `{"type":"bridge-error","code":…,"message":…}` with a known code, a message
 //   that says what was wrong, and the page's `id` echoed whenever the protocol's decoder could read one;
