@@ -8,36 +8,9 @@
 import EdgeSwipeCore
 import EdgeSwipeInput
 
-private struct Bytes {
-    let base: UnsafePointer<UInt8>
-    let count: Int
-    var offset = 0
-    var isEmpty: Bool { offset >= count }
-    mutating func u8() -> UInt8 {
-        guard offset < count else { return 0 }
-        defer { offset += 1 }
-        return base[offset]
-    }
-    mutating func u16() -> UInt16 { UInt16(u8()) | UInt16(u8()) << 8 }
-    mutating func i32() -> Int32 { Int32(bitPattern: UInt32(u16()) | UInt32(u16()) << 16) }
-    /// Mostly small values near an axis, sometimes anything at all.
-    mutating func coordinate(_ axis: AxisRange) -> Int32 {
-        let mode = u8()
-        switch mode % 8 {
-        case 0: return i32()
-        case 1: return axis.minimum &- Int32(u8())
-        case 2: return axis.maximum &+ Int32(u8())
-        default:
-            let span = Int64(axis.maximum) - Int64(axis.minimum)
-            guard span > 0 else { return axis.minimum }
-            return Int32(Int64(axis.minimum) + Int64(u16()) % (span + 1))
-        }
-    }
-}
-
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEvdevFrames(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    var input = Bytes(base: data, count: count)
+    var input = FuzzBytes(data, count: count)
     let shape = input.u8()
     let touchProtocol: TouchProtocol =
         switch shape % 4 {

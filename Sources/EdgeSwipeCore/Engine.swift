@@ -458,8 +458,13 @@ public struct Engine: Sendable {
         case .cancel(let motion):
             gestureEnded(motion, cancelled: true, device: index, into: &events)
         case .fail(let reason, let motion):
-            devices[index].target = .none
-            devices[index].catching = nil
+            // The target and the catch are the sequence's: while a swipe holds them (a finger landing during a
+            // live touchpad's swipe, which has no edge to judge), the edge recognizer's failure is its own, and
+            // the swipe's transition must not lose its driver.
+            if devices[index].swipe.isIdle {
+                devices[index].target = .none
+                devices[index].catching = nil
+            }
             // A touch that never landed in a zone is not a gesture at all; say nothing about it.
             if let motion { emitGesture(.failed, motion, device: index, failure: reason, into: &events) }
         }

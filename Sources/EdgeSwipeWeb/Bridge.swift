@@ -71,7 +71,7 @@ public struct Bridge: Sendable {
     }
 
     /// The ops a `--control` page may send; anything else is refused by the bridge before the daemon sees it.
-    public static let controlOps: Set<String> = ["push", "pop", "present", "dismiss", "select-tab"]
+    public static var controlOps: Set<String> { PageRequest.controlOps }
 
     public let options: Options
     let logger: Logger
@@ -252,54 +252,22 @@ public struct Bridge: Sendable {
         }
     }
 
-    /// A page's request, validated by the protocol's own decoder, then forwarded as a daemon request; the answer
-    /// is a `bridge-reply` or a `bridge-error` line for that tab only.
+    /// A page's request, judged by ``PageRequest`` (the protocol's own decoder, the ops a page may send, the
+    /// `--control` switch), then forwarded as a daemon request; the answer is a `bridge-reply` or a
+    /// `bridge-error` line for that tab only.
     static func handleRequest(_ bytes: [UInt8], client: EdgeSwipeClient, control: Bool) async -> [UInt8] {
-        let envelope: RequestEnvelope
-        do {
-            envelope = try RequestDecoder.decode(bytes, line: 1)
-        } catch {
-            return answer(error: error.code.rawValue, message: error.reason, id: error.id)
-        }
-        guard case .daemon(.control(let request)) = envelope.request, controlOps.contains(request.op) else {
-            return answer(error: "unsupported", message: "the page may send only \(controlOps.sorted().joined(separator: ", "))", id: envelope.id)
-        }
-        guard control else {
-            return answer(error: "read-only", message: "this bridge is read-only: start edgeswipe-web with --control to let the page drive transitions", id: envelope.id)
+        let page: PageRequest
+        switch PageRequest.read(bytes, control: control) {
+        case .refuse(let answer): return answer
+        case .forward(let request): page = request
         }
         do {
-            let id = try await client.control(request)
-            var w = JSONWriter(capacity: 96)
-            w.raw(#"{"type":"bridge-reply","op":"#)
-            w.string(request.op)
-            if let rid = envelope.id { w.raw(#","id":"#); write(rid, into: &w) }
-            w.raw(#","transition":"#)
-            w.integer(id.rawValue)
-            w.raw("}")
-            return w.bytes
+            return page.reply(transition: try await client.control(page.request))
         } catch {
             switch error {
-            case .server(let code, let message, _): return answer(error: code.rawValue, message: message, id: envelope.id)
-            default: return answer(error: "daemon", message: "\(error)", id: envelope.id)
+            case .server(let code, let message, _): return page.refusal(code: code.rawValue, message: message)
+            default: return page.refusal(code: "daemon", message: "\(error)")
             }
-        }
-    }
-
-    static func answer(error code: String, message: String, id: EdgeSwipeProtocol.RequestID?) -> [UInt8] {
-        var w = JSONWriter(capacity: 160)
-        w.raw(#"{"type":"bridge-error","code":"#)
-        w.string(code)
-        if let id { w.raw(#","id":"#); write(id, into: &w) }
-        w.raw(#","message":"#)
-        w.string(message)
-        w.raw("}")
-        return w.bytes
-    }
-
-    private static func write(_ id: EdgeSwipeProtocol.RequestID, into w: inout JSONWriter) {
-        switch id {
-        case .int(let n): w.integer(n)
-        case .string(let s): w.string(s)
         }
     }
 }

@@ -197,6 +197,35 @@ struct MultiFingerSwipeTests {
         #expect(otherEvents.gestures.contains { $0.fingers == 4 && $0.blocked == .noApplicableBinding })
     }
 
+    @Test("a finger landing while libinput's swipe runs (its frame read before the swipe's end) leaves the swipe its transition")
+    func fingerLandingDuringLibinputSwipe() throws {
+        // Found by the swipe-play fuzz target (Fuzz/Regressions/swipe/): the frame's touch-down failed the edge
+        // recognizer, whose failure cleared the device's target, so the swipe ended driving nothing and its
+        // transition ran forever (the container busy until the daemon stopped).
+        let device = TestDevices.synapticsI2C
+        for cancelled in [false, true] {
+            var engine = Engine(configuration: Self.configuration(), touchpadSwipes: .libinputGestures)
+            var events: [EngineEvent] = []
+            engine.addDevice(device, at: .zero, into: &events)
+            var t = MonotonicInstant(microseconds: 1_000_000)
+            engine.handleSwipe(.begin(fingers: 3), on: device.id, at: t, into: &events)
+            for _ in 0..<30 {
+                t = t.advanced(by: .milliseconds(8))
+                engine.handleSwipe(.update(delta: MillimeterVector(x: -2, y: 0)), on: device.id, at: t, into: &events)
+            }
+            let id = try #require(events.transitions.first?.id)
+            t = t.advanced(by: .milliseconds(4))
+            engine.handle(TouchFrame(device: device.id, time: t, touches: [Touch(id: 7, phase: .down, position: NormalizedPoint(x: 0.5, y: 0.5))]), into: &events)
+            t = t.advanced(by: .milliseconds(4))
+            engine.handleSwipe(.end(cancelled: cancelled), on: device.id, at: t, into: &events)
+            #expect(events.gestures.last { $0.state == .ended || $0.state == .cancelled }?.transition == id)
+            engine.handle(TouchFrame(device: device.id, time: t.advanced(by: .milliseconds(30)), touches: [Touch(id: 7, phase: .up, position: NormalizedPoint(x: 0.5, y: 0.5))]), into: &events)
+            engine.tickUntilSettled(into: &events)
+            #expect(events.terminalPhases == [cancelled ? .cancelled : .completed])
+            #expect(engine.isIdle && engine.snapshot.running.isEmpty, "the transition ended; the container takes the next gesture")
+        }
+    }
+
     // MARK: - Arbitration
 
     @Test("a 3-finger swipe landing in the left edge's zone is a swipe; without a 3-finger binding, an edge swipe")
