@@ -34,7 +34,7 @@ struct CommandLineTests {
     @Test("--check-config rejects a bad file with the line and the reason, exit 1", arguments: [
         ("[touchscreen]\nedge_zone_mm = 45\n", ":2: 'edge_zone_mm' must be between 0.5 and 30 (got 45)"),
         ("[[bindings]]\nedge = \"left\"\ncontainer = \"shell\"\naction = \"pop\"\n", ":4: a tabs container ('shell') cannot 'pop'"),
-        ("[daemon\n", ":1: TOML syntax"),
+        ("[daemon\n", ":1:8: TOML syntax: expected ']' to close the table header"),
     ])
     func checkBad(_ text: String, _ expected: String) throws {
         let dir = try Paths.tempDirectory()
