@@ -47,6 +47,17 @@ enum CrashCleanup {
         for sig in fatalSignals { sigaction(sig, &action, previous + Int(sig)) }
     }
 
+    /// Unblocks the fatal signals on the calling thread. The main thread is the one the kernel can hand a
+    /// process-directed signal to (the runtime's and NIO's threads block nearly all of them), and it inherits the
+    /// mask of whoever spawned the daemon: a spawner that blocked `SIGABRT` would otherwise keep `kill -ABRT` pending
+    /// forever instead of reaching the handler.
+    static func unblockFatalSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in fatalSignals { sigaddset(&set, sig) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
     /// Records the socket file's inode again: after the daemon bound its path anew (a deleted socket file).
     static func recordInode() {
         guard let path = socketPath, let (file, type) = FileIdentity.of(String(cString: path)), type == .socket else { return }

@@ -50,7 +50,6 @@ enum LogLevelOption: String, ExpressibleByArgument, CaseIterable {
     var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
 }
 
-@main
 struct EdgeSwipeDaemon: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edgeswiped",
