@@ -26,16 +26,19 @@ FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 # installed Swift runtime. SWIFT_BUILD_FLAGS= builds against the shared runtime instead.
 #
 # With the toolchain's lld (docs/PERFORMANCE.md, "Memory", has the measurements):
-# - the functions the daemon runs are placed together (Swift gives each function a section of its own; the list is
-#   packaging/edgeswiped.symbol-order, which scripts/symbol-order writes): the kernel maps code in 64 KB windows
-#   around each page touched, so scattered functions kept most of the code resident;
+# - the functions the daemon runs are placed together (the list is packaging/edgeswiped.symbol-order, which
+#   scripts/symbol-order writes): the kernel maps code in 64 KB windows around each page touched, so scattered
+#   functions kept most of the code resident. The linker moves sections, not functions, and swiftc puts a whole
+#   file's functions in one `.text` unless told otherwise: `-function-sections` gives each its own (the toolchain's
+#   prebuilt runtime libraries are what they are);
 # - where the C library can load them (glibc 2.36 and later), relative relocations are packed (DT_RELR): the loader
 #   reads a few kilobytes at start-up instead of ~2.4 MB.
 # Without lld, or on an older glibc, the same code is linked without them.
 SWIFTC_DIR := $(dir $(realpath $(shell command -v swiftc 2>/dev/null)))
 GLIBC_HAS_RELR := $(shell getconf GNU_LIBC_VERSION 2>/dev/null | awk '{ split($$2, v, "."); print (v[1] > 2 || (v[1] == 2 && v[2] >= 36)) ? "yes" : "no" }')
 ifneq ($(wildcard $(SWIFTC_DIR)ld.lld),)
-  LINK_FLAGS := -Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=$(CURDIR)/packaging/edgeswiped.symbol-order -Xlinker --no-warn-symbol-ordering
+  LINK_FLAGS := -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -use-ld=lld \
+    -Xlinker --symbol-ordering-file=$(CURDIR)/packaging/edgeswiped.symbol-order -Xlinker --no-warn-symbol-ordering
   ifeq ($(GLIBC_HAS_RELR),yes)
     LINK_FLAGS += -Xlinker -z -Xlinker pack-relative-relocs
   endif
@@ -52,6 +55,8 @@ print-swift-build-flags:
 	@echo $(SWIFT_BUILD_FLAGS)
 
 build:
+	@# SwiftPM does not know the order file is an input of the link: relink the daemon when the list changed.
+	@if [ packaging/edgeswiped.symbol-order -nt $(BIN)/edgeswiped ]; then rm -f $(BIN)/edgeswiped; fi
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswiped
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswipectl
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswipe-web
