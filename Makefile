@@ -43,6 +43,15 @@ ifneq ($(wildcard $(SWIFTC_DIR)ld.lld),)
     LINK_FLAGS += -Xlinker -z -Xlinker pack-relative-relocs
   endif
 endif
+# The C++ library the Swift runtime needs, linked statically as well: the shared libstdc++ kept ~1.7 MB resident
+# (its relocations and its locale set-up at load), the archive brings only the runtime's few functions. lld takes
+# -lstdc++ from the first directory that has it, so a directory holding only the archive goes first.
+STATIC_CXX_ARCHIVE := $(shell $(SWIFTC_DIR)clang -print-file-name=libstdc++.a 2>/dev/null)
+ifneq ($(filter /%,$(STATIC_CXX_ARCHIVE)),)
+  STATIC_CXX_DIR := $(CURDIR)/.build/static-libstdc++
+  $(shell mkdir -p $(STATIC_CXX_DIR) && ln -sf $(STATIC_CXX_ARCHIVE) $(STATIC_CXX_DIR)/libstdc++.a)
+  LINK_FLAGS += -Xlinker -L$(STATIC_CXX_DIR)
+endif
 SWIFT_BUILD_FLAGS ?= --static-swift-stdlib $(LINK_FLAGS)
 BIN = $(shell $(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --show-bin-path)
 
