@@ -739,8 +739,7 @@ public struct TOMLReader {
         default:
             let scalar = describeScalar(offset)
             if let u = scalar.unicodeScalars.first, u.value < 0x20 || u.value == 0x7F {
-                let hex = String(u.value, radix: 16, uppercase: true)
-                return "the control character U+" + String(repeating: "0", count: 4 - hex.count) + hex
+                return "the control character U+" + String(u.value, radix: 16, uppercase: true).leftPadded(to: 4)
             }
             return "'\(scalar)'"
         }

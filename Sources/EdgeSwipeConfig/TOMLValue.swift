@@ -1,3 +1,5 @@
+import EdgeSwipeCore
+
 /// A place in a TOML text: 1-based line, and 1-based column counted in Unicode scalars.
 public struct TOMLPosition: Hashable, Sendable, CustomStringConvertible {
     public var line: Int
@@ -19,12 +21,7 @@ public struct TOMLLocalDate: Hashable, Sendable, CustomStringConvertible {
         self.month = month
         self.day = day
     }
-    public var description: String { "\(TOMLLocalDate.pad(year, 4))-\(TOMLLocalDate.pad(month, 2))-\(TOMLLocalDate.pad(day, 2))" }
-
-    static func pad(_ n: Int, _ width: Int) -> String {
-        let s = String(n)
-        return String(repeating: "0", count: max(0, width - s.count)) + s
-    }
+    public var description: String { "\(String(year).leftPadded(to: 4))-\(String(month).leftPadded(to: 2))-\(String(day).leftPadded(to: 2))" }
 }
 
 /// A TOML local time (`07:32:00.999`); `nanosecond` keeps up to nine fractional digits (more are cut off).
@@ -40,9 +37,9 @@ public struct TOMLLocalTime: Hashable, Sendable, CustomStringConvertible {
         self.nanosecond = nanosecond
     }
     public var description: String {
-        var s = "\(TOMLLocalDate.pad(hour, 2)):\(TOMLLocalDate.pad(minute, 2)):\(TOMLLocalDate.pad(second, 2))"
+        var s = "\(String(hour).leftPadded(to: 2)):\(String(minute).leftPadded(to: 2)):\(String(second).leftPadded(to: 2))"
         if nanosecond != 0 {
-            var fraction = TOMLLocalDate.pad(nanosecond, 9)
+            var fraction = String(nanosecond).leftPadded(to: 9)
             while fraction.hasSuffix("0") { fraction.removeLast() }
             s += "." + fraction
         }
@@ -74,7 +71,7 @@ public struct TOMLOffsetDateTime: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         if offsetMinutes == 0 { return "\(date)T\(time)Z" }
         let m = abs(offsetMinutes)
-        return "\(date)T\(time)\(offsetMinutes < 0 ? "-" : "+")\(TOMLLocalDate.pad(m / 60, 2)):\(TOMLLocalDate.pad(m % 60, 2))"
+        return "\(date)T\(time)\(offsetMinutes < 0 ? "-" : "+")\(String(m / 60).leftPadded(to: 2)):\(String(m % 60).leftPadded(to: 2))"
     }
 }
 
@@ -140,8 +137,7 @@ public enum TOMLValue: Hashable, Sendable, CustomStringConvertible {
             case "\u{c}": out += "\\f"
             default:
                 if u.value < 0x20 || u.value == 0x7f {
-                    let hex = String(u.value, radix: 16, uppercase: true)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    out += "\\u" + String(u.value, radix: 16, uppercase: true).leftPadded(to: 4)
                 } else {
                     out.unicodeScalars.append(u)
                 }

@@ -108,8 +108,8 @@ extension NormalizedRect {
 }
 
 extension String {
-    /// Zero-padded on the left to `width` characters (hex codes in messages).
-    func leftPadded(to width: Int) -> String {
+    /// Zero-padded on the left to `width` characters: hex codes in messages (`U+0003`), TOML dates and times.
+    public func leftPadded(to width: Int) -> String {
         String(repeating: "0", count: max(0, width - count)) + self
     }
 }
