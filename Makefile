@@ -37,8 +37,12 @@ FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SWIFTC_DIR := $(dir $(realpath $(shell command -v swiftc 2>/dev/null)))
 GLIBC_HAS_RELR := $(shell getconf GNU_LIBC_VERSION 2>/dev/null | awk '{ split($$2, v, "."); print (v[1] > 2 || (v[1] == 2 && v[2] >= 36)) ? "yes" : "no" }')
 ifneq ($(wildcard $(SWIFTC_DIR)ld.lld),)
+  # SwiftPM does not know the list is an input of the link: the link reads a copy named by the list's content, so
+  # a changed list changes the link command and SwiftPM relinks (only relinks) whatever builds with these flags.
+  ORDER_COPY := $(CURDIR)/.build/symbol-order/$(shell sha256sum packaging/edgeswiped.symbol-order | cut -c1-16).order
+  $(shell mkdir -p $(dir $(ORDER_COPY)) && [ -e $(ORDER_COPY) ] || cp packaging/edgeswiped.symbol-order $(ORDER_COPY))
   LINK_FLAGS := -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -use-ld=lld \
-    -Xlinker --symbol-ordering-file=$(CURDIR)/packaging/edgeswiped.symbol-order -Xlinker --no-warn-symbol-ordering
+    -Xlinker --symbol-ordering-file=$(ORDER_COPY) -Xlinker --no-warn-symbol-ordering
   ifeq ($(GLIBC_HAS_RELR),yes)
     LINK_FLAGS += -Xlinker -z -Xlinker pack-relative-relocs
   endif
@@ -64,8 +68,6 @@ print-swift-build-flags:
 	@echo $(SWIFT_BUILD_FLAGS)
 
 build:
-	@# SwiftPM does not know the order file is an input of the link: relink the daemon when the list changed.
-	@if [ packaging/edgeswiped.symbol-order -nt $(BIN)/edgeswiped ]; then rm -f $(BIN)/edgeswiped; fi
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswiped
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswipectl
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswipe-web
