@@ -4,9 +4,13 @@ import EdgeSwipeCore
 public struct TOMLError: Error, Hashable, Sendable, CustomStringConvertible {
     public var position: TOMLPosition
     public var message: String
-    public init(position: TOMLPosition, message: String) {
+    /// The text may be valid TOML, but it passes one of the reader's own bounds (``TOMLReader/maxDepth``): a
+    /// refusal by design, where another reader may accept.
+    public var isBeyondLimit: Bool
+    public init(position: TOMLPosition, message: String, isBeyondLimit: Bool = false) {
         self.position = position
         self.message = message
+        self.isBeyondLimit = isBeyondLimit
     }
     public var line: Int { position.line }
     public var column: Int { position.column }
@@ -135,7 +139,7 @@ public struct TOMLReader {
             skipBlanks()
             let start = i
             parts.append((try simpleKey(), start))
-            if parts.count > Self.maxDepth { throw fail("a key of more than \(Self.maxDepth) dotted parts", at: start) }
+            if parts.count > Self.maxDepth { throw fail("a key of more than \(Self.maxDepth) dotted parts", at: start, beyondLimit: true) }
             skipBlanks()
             guard peek() == UInt8(ascii: ".") else { return parts }
             i += 1
@@ -291,7 +295,7 @@ public struct TOMLReader {
     // MARK: - Values
 
     private mutating func value(depth: Int) throws(TOMLError) -> TOMLValue {
-        guard depth <= Self.maxDepth else { throw fail("values nested more than \(Self.maxDepth) deep", at: i) }
+        guard depth <= Self.maxDepth else { throw fail("values nested more than \(Self.maxDepth) deep", at: i, beyondLimit: true) }
         guard let c = peek() else { throw fail("expected a value, found the end of the text", at: i) }
         switch c {
         case UInt8(ascii: "\""):
@@ -776,8 +780,8 @@ public struct TOMLReader {
         return TOMLPosition(line: lo + 1, column: column)
     }
 
-    private mutating func fail(_ message: String, at offset: Int) -> TOMLError {
-        TOMLError(position: position(offset), message: message)
+    private mutating func fail(_ message: String, at offset: Int, beyondLimit: Bool = false) -> TOMLError {
+        TOMLError(position: position(offset), message: message, isBeyondLimit: beyondLimit)
     }
 }
 
