@@ -38,34 +38,42 @@ public struct VelocityTracker: Sendable {
     public var newest: Sample? { count == 0 ? nil : ring[(head + count - 1) % ring.count] }
 
     /// Units per second over the window ending at `now`; zero with fewer than two distinct instants.
+    ///
+    /// A least-squares fit over the samples inside the window. Samples are in time order (``add(x:y:at:)`` keeps
+    /// them so), so those before the window are a prefix: it is found from the newest end, and only the window is
+    /// walked, twice, without a division per step (this runs for every motion of a tracked finger).
     public func velocity(at now: MonotonicInstant) -> (x: Double, y: Double) {
         guard count >= 2 else { return (0, 0) }
         let horizon = now.advanced(by: Microseconds(-window.value))
-        var n = 0.0, sumT = 0.0, sumX = 0.0, sumY = 0.0
-        var origin: MonotonicInstant? = nil
-        for i in 0..<count {
-            let s = ring[(head + i) % ring.count]
-            if s.time < horizon { continue }
-            let o = origin ?? s.time
-            origin = o
-            let t = (s.time - o).seconds
-            n += 1
-            sumT += t
-            sumX += s.x
-            sumY += s.y
+        let capacity = ring.count
+        return ring.withUnsafeBufferPointer { ring -> (x: Double, y: Double) in
+            @inline(__always) func sample(_ i: Int) -> Sample {
+                let index = head + i
+                return ring[index < capacity ? index : index - capacity]
+            }
+            var first = count
+            while first > 0, !(sample(first - 1).time < horizon) { first -= 1 }
+            guard count - first >= 2 else { return (0, 0) }
+            let origin = sample(first).time
+            var n = 0.0, sumT = 0.0, sumX = 0.0, sumY = 0.0
+            for i in first..<count {
+                let s = sample(i)
+                n += 1
+                sumT += (s.time - origin).seconds
+                sumX += s.x
+                sumY += s.y
+            }
+            let meanT = sumT / n, meanX = sumX / n, meanY = sumY / n
+            var stt = 0.0, stx = 0.0, sty = 0.0
+            for i in first..<count {
+                let s = sample(i)
+                let dt = (s.time - origin).seconds - meanT
+                stt += dt * dt
+                stx += dt * (s.x - meanX)
+                sty += dt * (s.y - meanY)
+            }
+            guard stt > 1e-12 else { return (0, 0) }
+            return (stx / stt, sty / stt)
         }
-        guard n >= 2, let origin else { return (0, 0) }
-        let meanT = sumT / n, meanX = sumX / n, meanY = sumY / n
-        var stt = 0.0, stx = 0.0, sty = 0.0
-        for i in 0..<count {
-            let s = ring[(head + i) % ring.count]
-            if s.time < horizon { continue }
-            let dt = (s.time - origin).seconds - meanT
-            stt += dt * dt
-            stx += dt * (s.x - meanX)
-            sty += dt * (s.y - meanY)
-        }
-        guard stt > 1e-12 else { return (0, 0) }
-        return (stx / stt, sty / stt)
     }
 }

@@ -70,6 +70,49 @@ struct MathTests {
         #expect(abs(tracker.velocity(at: MonotonicInstant(microseconds: t + 200_000)).x) < 1e-9)
     }
 
+    /// The fit as it was first written: every sample of the ring, those before the window skipped. The tracker
+    /// now walks only the window; its results must be the same to the bit (replays are compared byte for byte).
+    static func referenceVelocity(_ samples: [VelocityTracker.Sample], window: Microseconds, at now: MonotonicInstant) -> (x: Double, y: Double) {
+        let horizon = now.advanced(by: Microseconds(-window.value))
+        let inside = samples.filter { !($0.time < horizon) }
+        guard inside.count >= 2, let origin = inside.first?.time else { return (0, 0) }
+        var n = 0.0, sumT = 0.0, sumX = 0.0, sumY = 0.0
+        for s in inside { n += 1; sumT += (s.time - origin).seconds; sumX += s.x; sumY += s.y }
+        let meanT = sumT / n, meanX = sumX / n, meanY = sumY / n
+        var stt = 0.0, stx = 0.0, sty = 0.0
+        for s in inside {
+            let dt = (s.time - origin).seconds - meanT
+            stt += dt * dt; stx += dt * (s.x - meanX); sty += dt * (s.y - meanY)
+        }
+        guard stt > 1e-12 else { return (0, 0) }
+        return (stx / stt, sty / stt)
+    }
+
+    @Test("the window-only fit equals the whole-ring fit to the bit: ring wrapped or not, window partly filled or empty", arguments: [
+        (capacity: 64, samples: 10, gapUS: 4_167), (capacity: 64, samples: 64, gapUS: 4_167), (capacity: 64, samples: 200, gapUS: 4_167),
+        (capacity: 8, samples: 13, gapUS: 30_000), (capacity: 64, samples: 150, gapUS: 1_000), (capacity: 2, samples: 5, gapUS: 0),
+    ])
+    func velocityWindowIsExact(capacity: Int, samples: Int, gapUS: UInt64) {
+        var tracker = VelocityTracker(capacity: capacity)
+        var kept: [VelocityTracker.Sample] = []
+        var t: UInt64 = 5_000_000
+        for i in 0..<samples {
+            // Uneven gaps, now and then a repeated instant.
+            t += i % 7 == 3 ? 0 : gapUS + UInt64(i * 7_919 % 2_001)
+            let x = sin(Double(i) * 0.7) * 400 + Double(i % 5) * 13.3, y = Double(i) * 3.25
+            tracker.add(x: x, y: y, at: MonotonicInstant(microseconds: t))
+            kept.append(VelocityTracker.Sample(time: MonotonicInstant(microseconds: t), x: x, y: y))
+            if kept.count > max(2, capacity) { kept.removeFirst() }
+            for late: UInt64 in [0, 1_000, 100_000, 149_999, 150_000, 400_000] {
+                let now = MonotonicInstant(microseconds: t + late)
+                let ours = tracker.velocity(at: now)
+                let reference = Self.referenceVelocity(kept, window: tracker.window, at: now)
+                #expect(ours.x.bitPattern == reference.x.bitPattern && ours.y.bitPattern == reference.y.bitPattern,
+                        "sample \(i), \(late) us later: \(ours) against \(reference)")
+            }
+        }
+    }
+
     @Test("rotation maps device corners to the user's view", arguments: [
         (Rotation.degrees0, 0.0, 0.0, 0.0, 0.0), (.degrees90, 0.0, 0.0, 1.0, 0.0),
         (.degrees180, 0.0, 0.0, 1.0, 1.0), (.degrees270, 0.0, 0.0, 0.0, 1.0),
