@@ -157,7 +157,7 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
                 }
                 return step
             }
-            guard let i = earliestCursor() else {
+            guard let i = earliestCursor()?.index else {
                 finishRecordings()
                 if pending.isEmpty { return nil }
                 continue
@@ -186,15 +186,26 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
         time >= origins[r] ? start + (time - origins[r]) : start
     }
 
-    /// The device whose next event is earliest; ties go to the earlier device, so the order is stable.
-    private func earliestCursor() -> Int? {
+    /// The device whose next event is earliest, and that event's time on the player's clock; ties go to the
+    /// earlier device, so the order is stable. (By index: a copy of each cursor, decoder and all, cost retains.)
+    private func earliestCursor() -> (index: Int, time: MonotonicInstant)? {
         var best: (index: Int, time: MonotonicInstant)? = nil
-        for (i, c) in cursors.enumerated() {
-            guard let event = c.feed.current else { continue }
-            let t = aligned(event.time, recording: c.recording)
+        for i in cursors.indices {
+            guard let event = cursors[i].feed.current else { continue }
+            let t = aligned(event.time, recording: cursors[i].recording)
             if best.map({ t < $0.time }) ?? true { best = (i, t) }
         }
-        return best?.index
+        return best
+    }
+
+    /// A time the next step cannot be earlier than, known without decoding it: the next queued step's, else the
+    /// earliest undecoded event's (a frame ends at or after its first event). `nil` when only ``next()`` can
+    /// tell (every device has ended). The daemon's replay uses it to decode the next frame after it has published
+    /// the current one, not on the way to the clients. (In a file whose clock steps back inside a frame the bound
+    /// can be later than the frame; the daemon then feeds that frame in its next pass, at once.)
+    public var nextStepNotBefore: MonotonicInstant? {
+        if pendingIndex < pending.count { return pending[pendingIndex].time }
+        return earliestCursor()?.time
     }
 
     /// Queues the removal of the devices of every recording that has no events left.

@@ -44,6 +44,10 @@ final class ReplaySource: InputSource {
     private let gate: () -> Bool
     private var player: RecordingPlayer
     private var pending: InputStep?
+    /// The step in `pending` was fed and the player has not been asked for the next yet: decoding a frame
+    /// (~15,000 instructions for ten fingers) waits until after the publish of the pass that fed the last one,
+    /// unless the next may be due in the same pass (``RecordingPlayer/nextStepNotBefore``).
+    private var decodeDue = false
     private var origin: (recorded: MonotonicInstant, live: MonotonicInstant)?
     /// The gate was found closed: wait for a wake-up rather than a deadline.
     private var waitingAtGate = false
@@ -72,8 +76,15 @@ final class ReplaySource: InputSource {
             // Not started: check the gate now; once it was closed, only a wake-up (a client connecting) does.
             return waitingAtGate ? nil : .zero
         }
+        decodeIfDue()
         guard let step = pending else { return .zero }
         return live(step.time, origin)
+    }
+
+    private func decodeIfDue() {
+        guard decodeDue else { return }
+        decodeDue = false
+        pending = player.next()
     }
 
     /// The schedule never reaches past this many microseconds from its start (about 73,000 years): a recording's
@@ -98,7 +109,14 @@ final class ReplaySource: InputSource {
             origin = (pending?.time ?? options.start, now)
         }
         guard let origin else { return }
-        while let step = pending {
+        while true {
+            if decodeDue {
+                // The input thread asks for the next wake-up after publishing this pass: decode then, unless the
+                // next step may be due now.
+                if let notBefore = player.nextStepNotBefore, live(notBefore, origin) > now { return }
+                decodeIfDue()
+            }
+            guard let step = pending else { break }
             let at = live(step.time, origin)
             guard at <= now else {
                 let wait = at - now
@@ -109,7 +127,8 @@ final class ReplaySource: InputSource {
                 return
             }
             feed(moved(step, to: at))
-            pending = player.next()
+            pending = nil
+            decodeDue = true
         }
         // The recording has ended.
         if loop {

@@ -55,6 +55,37 @@ private func leftSwipe(steps: Int, lift: Bool = true) -> [[Ev]] {
         #expect(steps == ["100 added 1", "100 down 0", "10100 motion 0", "20100 motion 0", "30100 up 0", "30100 removed 1"])
     }
 
+    /// The daemon's replay decodes the next frame only after publishing the current one, unless this bound says
+    /// it may be due already; a bound later than the step would hold a due step back.
+    @Test("nextStepNotBefore is never later than the step next() returns", arguments: ["swipe", "concurrent", "clock-steps-back", "demo"])
+    func nextStepBoundHolds(_ name: String) throws {
+        let recordings: [Recording]
+        switch name {
+        case "swipe": recordings = [elanRecording(leftSwipe(steps: 5), originUS: 5_000_000, path: "a")]
+        case "concurrent":
+            recordings = [elanRecording(leftSwipe(steps: 3), originUS: 1_000_000_000, path: "a"),
+                          elanRecording(leftSwipe(steps: 4, lift: false), originUS: 3_000_000, path: "b")]
+        case "clock-steps-back":
+            // The second frame is stamped before the recording's first event: it plays at the start.
+            let early = [EvdevEvent(time: MonotonicInstant(microseconds: 4_000_000), type: EvdevType.abs, code: EvdevAbs.mtPositionX, value: 70),
+                         EvdevEvent(time: MonotonicInstant(microseconds: 4_000_000), type: EvdevType.syn, code: EvdevSyn.report, value: 0)]
+            var r = elanRecording(leftSwipe(steps: 2), originUS: 5_000_000, path: "a")
+            r.devices[0].events.insert(contentsOf: early, at: 4)
+            recordings = [r]
+        default: recordings = [try Recording.parse(DemoRecording.evemu(), path: "edgeswipe-demo.evemu")]
+        }
+        var player = RecordingPlayer(recordings: recordings)
+        var steps = 0
+        while true {
+            let bound = player.nextStepNotBefore
+            guard let step = player.next() else { break }
+            steps += 1
+            if let bound { #expect(bound <= step.time, "\(name): step \(steps) at \(step.time), bound \(bound)") }
+        }
+        #expect(steps > 2)
+        #expect(player.nextStepNotBefore == nil)
+    }
+
     @Test func concurrentRecordingsAreAlignedAtTheStart() {
         let a = elanRecording([[.id(1), .x(500), .y(500)], [.id(-1)]], originUS: 1_000_000_000, path: "a")
         let b = elanRecording([[.id(1), .x(700), .y(700)], [.x(710)], [.id(-1)]], originUS: 3_000_000, path: "b")
