@@ -11,7 +11,8 @@ protocol InputSource: AnyObject {
     /// Descriptors to wait on for readability.
     var pollDescriptors: [Int32] { get }
     /// When the source wants to run even if no descriptor is ready (the next event of a replay); `nil` for
-    /// sources that only react to their descriptors.
+    /// sources that only react to their descriptors. Asked once a pass, after the publish and before the wait:
+    /// the place for work that must not delay a batch (the replay decodes its next frame here).
     var nextWakeup: MonotonicInstant? { get }
     /// Whether the source has nothing more to give (a replay that ended without `--loop`).
     var isExhausted: Bool { get }
