@@ -7,7 +7,8 @@ import Testing
 /// stopped reading at a NUL byte, accepting the truncated file. Our reader makes each an error with its line and
 /// column. `key-of-129-dotted-parts.toml` crashed only the harness: its differential check took our reader's
 /// nesting bound (``TOMLReader/maxDepth``, which toml++ lacks) for a disagreement; the error is now marked
-/// ``TOMLError/isBeyondLimit``.
+/// ``TOMLError/isBeyondLimit``. `byte-order-mark-then-bad-header.toml` aborted toml++ in the harness: its precheck
+/// did not see a header right after a byte order mark, which toml++ skips.
 @Suite("Configuration: fuzzing regressions")
 struct ConfigFuzzRegressionTests {
     static let regressions = ConfigTests.packageRoot.appendingPathComponent("Fuzz/Regressions/config")

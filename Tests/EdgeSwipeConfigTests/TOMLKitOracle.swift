@@ -77,6 +77,7 @@ enum TOMLKitOracle {
 //   (Upstream fixed part of this after 3.4.0: marzer/tomlplusplus#301.)
 // - A `}` where an array expects a value (`x = [}`, `x = [1, }`): `parse_value()` asserts the same way.
 // - A NUL byte: TOMLKit hands the text to C++ as a C string, so everything after the NUL is silently ignored.
+// - Any of these after a byte order mark, which toml++ skips.
 //
 // The scan follows TOML's lexical structure (comments, the four string forms, the brackets of arrays and inline
 // tables) only as far as is needed to tell a table header from a nested array and from text inside strings.
@@ -94,7 +95,9 @@ enum TOMLPrecheck {
         var atLineStart = true
         /// The open `[` (arrays) and `{` (inline tables) of the value being read, innermost last.
         var open: [Unicode.Scalar] = []
-        var i = 0
+        // toml++ skips a byte order mark at the start, so a header right after it is at the start of a line too
+        // (`\u{FEFF}[?` aborted it: found by `scripts/fuzz config`).
+        var i = scalars.first == "\u{FEFF}" ? 1 : 0
         func at(_ offset: Int) -> Unicode.Scalar? { i + offset < scalars.count ? scalars[i + offset] : nil }
         func isBareKey(_ c: Unicode.Scalar) -> Bool {
             switch c {
