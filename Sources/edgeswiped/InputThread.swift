@@ -132,10 +132,13 @@ final class InputThread: @unchecked Sendable {
             // The bus is index 1 when there is one.
             if let seat { waiter.add(seat.pollDescriptor, events: seat.pollEvents) }
             for s in sources { for fd in s.pollDescriptors { waiter.add(fd) } }
-            let now = MonotonicClock.now()
             var deadline = engine.nextDeadline
             for s in sources { if let w = s.nextWakeup { deadline = min(deadline ?? w, w) } }
             if let w = seat?.deadline { deadline = min(deadline ?? w, w) }
+            // The clock is read after the sources were asked: `nextWakeup` may do work (a replay decodes its next
+            // frame there), and a timeout measured from a clock read before that work woke the thread late by
+            // all of it, every frame (docs/PERFORMANCE.md, "The wait's clock").
+            let now = MonotonicClock.now()
             // ppoll, not poll: poll's timeout is whole milliseconds, rounded up, which woke every replayed event
             // and run-out tick up to 1 ms late (0.5 ms on average; docs/PERFORMANCE.md).
             let waitUS = firstPass ? 0 : deadline.map { $0 <= now ? 0 : min(60_000_000, ($0 - now).value) }
@@ -158,9 +161,11 @@ final class InputThread: @unchecked Sendable {
                 rotations = savedRotations
             }
             if !events.isEmpty || rotations != nil {
-                logTraces()
                 if rotations != nil || events.contains(where: \.isState) { stateGeneration += 1 }
                 publish(events, stateGeneration, rotations)
+                // After the publish: the log is for people, the batch is on the touch's path (logTraces copies
+                // every event to look for traces).
+                logTraces()
                 events.removeAll(keepingCapacity: true)
             }
             // After the publish: a held reply goes out once what it reports is on disk (the state writer marks it,
