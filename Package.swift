@@ -166,7 +166,7 @@ let package = Package(
         .executableTarget(
             name: "edgeswipe-bench",
             dependencies: [
-                "EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeProtocol", "EdgeSwipeServer",
+                "EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipePlot", "EdgeSwipeProtocol", "EdgeSwipeServer",
                 "EdgeSwipeSystem", "edgeswiped",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

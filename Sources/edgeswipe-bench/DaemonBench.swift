@@ -256,8 +256,7 @@ final class DaemonBench {
             sleepSeconds(0.01)
         }
         sleepSeconds(1)
-        let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
-        swiftRuntime = maps.contains("libswiftCore.so") ? "dynamic" : "static"
+        noteSwiftRuntime(pid: pid)
         return ProcSample.read(pid: pid)
     }
 
@@ -266,6 +265,8 @@ final class DaemonBench {
     struct LatencyResult {
         var json: JSON
         var percentiles: Percentiles?
+        /// Every gesture line's latency, in microseconds (pooled across rounds by the caller).
+        var samples: [Int32]
         var maxRSSKB: Int
         var peak: ProcSample?
         /// Every client received every phase, terminal and lifecycle line.
@@ -275,6 +276,13 @@ final class DaemonBench {
     /// Replays the synthetic stream at 240 Hz to `clients` connected sockets, read by up to 16 threads with
     /// poll, and measures each gesture line from its `time_us` (the input's instant on the daemon's monotonic
     /// clock) to the moment a client's `read` returned it.
+    /// How the running daemon `pid` links the Swift runtime, from its mappings.
+    private func noteSwiftRuntime(pid: pid_t) {
+        let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
+        guard !maps.isEmpty else { return }
+        swiftRuntime = maps.contains("libswiftCore.so") ? "dynamic" : "static"
+    }
+
     func latency(clients: Int, seconds: Double) throws -> LatencyResult {
         let name = "latency\(clients)"
         let socketPath = scratch.file("\(name).sock")
@@ -285,6 +293,7 @@ final class DaemonBench {
         guard notify.waitForReady(timeout: 20) != nil else {
             throw BenchError("edgeswiped sent no READY=1 within 20 s: \(tail(name))")
         }
+        if swiftRuntime == nil { noteSwiftRuntime(pid: pid) }
         var fds: [Int32] = []
         do {
             for _ in 0..<clients { fds.append(try connectUnix(socketPath)) }
@@ -345,7 +354,7 @@ final class DaemonBench {
                 ])),
                 ("errors", .array(errors.map { .string($0) })),
             ]),
-            percentiles: p, maxRSSKB: maxRSS, peak: peak,
+            percentiles: p, samples: all, maxRSSKB: maxRSS, peak: peak,
             // Every client the same count (none missed one another got), and no fewer than the in-process engine
             // makes (the daemon adds a few of its own at the replay's end: the device's removal and what follows).
             allEssentialLines: essential.count == clients && essential.min() == essential.max()

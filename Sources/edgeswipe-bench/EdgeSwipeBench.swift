@@ -2,6 +2,7 @@ import ArgumentParser
 import EdgeSwipeBenchSupport
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipePlot
 import Foundation
 import Glibc
 
@@ -35,8 +36,14 @@ struct EdgeSwipeBench: ParsableCommand {
     @Option(name: .long, help: "Seconds of the synthetic 10-finger stream in each pipeline pass.")
     var syntheticSeconds: Double = 10
 
-    @Option(name: .long, help: "Seconds of the 240 Hz replay for each latency run.")
-    var latencySeconds: Double = 12
+    @Option(name: .long, help: "Seconds of the 240 Hz replay for each latency run (one client count in one round).")
+    var latencySeconds: Double = 4
+
+    @Option(name: .long, help: "Rounds of latency runs: each round measures the floor and then every client count, and each figure pools its rounds.")
+    var rounds = 3
+
+    @Option(name: .long, help: ArgumentHelp("Draw latency against client count, with the floor and the targets, as an SVG file (docs/PERFORMANCE.md shows one).", valueName: "file"))
+    var latencyPlot: String?
 
     @Option(name: .long, parsing: .upToNextOption, help: "Client counts for latency_us.")
     var clients: [Int] = [1, 10, 100, 1000]
@@ -74,6 +81,7 @@ struct EdgeSwipeBench: ParsableCommand {
             throw ValidationError("--latency-seconds and --idle-seconds must be in (0, 600]")
         }
         guard events > 0, events <= 100_000_000 else { throw ValidationError("--events must be 1...100000000") }
+        guard rounds >= 1, rounds <= 50 else { throw ValidationError("--rounds must be 1...50") }
     }
 
     func run() throws {
@@ -169,38 +177,69 @@ struct EdgeSwipeBench: ParsableCommand {
             var peak100: ProcSample?
 
             if wants("latency") {
-                var latency: [(String, JSON)] = []
-                var full: [(String, JSON)] = []
+                // Rounds: the floor and every client count are measured in turn, `rounds` times, and each figure
+                // pools its rounds' samples. This VM's wake-up cost drifts by a third within minutes (the 1-hop
+                // floor's p50 moved 136 -> 151 us between two runs back to back), so a floor measured once, after
+                // all the client counts, was a different machine from theirs: interleaved, every figure and its
+                // floor see the same mix of conditions. Each round's own ratios are in `details` to show the spread.
                 var rss100: Int?
                 var peak: ProcSample?
-                var measured: [(Int, Percentiles?)] = []
-                var complete: [(String, JSON)] = []
-                for n in clients {
-                    if n > limit - 64 {
+                var samples: [Int: [Int32]] = [:]
+                var floorSamples: [Int: [Int32]] = [:]
+                var runs: [Int: [JSON]] = [:]
+                var complete: [Int: Bool] = [:]
+                var byRound: [JSON] = []
+                let counts = clients.filter { n in
+                    guard n <= limit - 64 else {
                         notes.append("latency with \(n) clients skipped: the open-file limit is \(limit)")
-                        continue
+                        return false
                     }
-                    log("latency: \(n) client\(n == 1 ? "" : "s"), \(latencySeconds) s of 240 Hz replay")
-                    let r = try bench.latency(clients: n, seconds: latencySeconds)
-                    latency.append((String(n), .object([
-                        ("p50", .num(r.percentiles?.p50, digits: 0)), ("p99", .num(r.percentiles?.p99, digits: 0)),
-                        ("p999", .num(r.percentiles?.p999, digits: 0)),
-                    ])))
-                    full.append((String(n), r.json))
-                    measured.append((n, r.percentiles))
-                    complete.append((String(n), .bool(r.allEssentialLines)))
-                    if !r.allEssentialLines {
-                        notes.append("latency with \(n) clients: not every client received every phase, terminal and lifecycle line (details.latency)")
-                    }
-                    if n == 100 { rss100 = r.maxRSSKB; peak = r.peak }
+                    return true
                 }
-                report.append(("latency_us", .object(latency)))
-                details.append(("latency", .object(full)))
                 let frames = Int(latencySeconds * 240)
+                for round in 1...rounds {
+                    var roundFloor: [Int: Percentiles?] = [:]
+                    for hops in [1, 2] {
+                        log("latency, round \(round) of \(rounds): the \(hops)-hop floor, \(frames) frames")
+                        let f = measureFloor(frames: frames, hops: hops)
+                        floorSamples[hops, default: []] += f
+                        roundFloor[hops] = Percentiles(f)
+                    }
+                    var ratios: [(String, JSON)] = []
+                    for n in counts {
+                        log("latency, round \(round) of \(rounds): \(n) client\(n == 1 ? "" : "s"), \(latencySeconds) s of 240 Hz replay")
+                        let r = try bench.latency(clients: n, seconds: latencySeconds)
+                        samples[n, default: []] += r.samples
+                        runs[n, default: []].append(r.json)
+                        complete[n] = (complete[n] ?? true) && r.allEssentialLines
+                        if !r.allEssentialLines {
+                            notes.append("latency with \(n) clients, round \(round): not every client received every phase, terminal and lifecycle line (details.latency)")
+                        }
+                        if n == 100, r.maxRSSKB > (rss100 ?? 0) { rss100 = r.maxRSSKB; peak = r.peak }
+                        let one = roundFloor[1] ?? nil
+                        ratios.append((String(n), .object([
+                            ("p50", .num(ratio(r.percentiles?.p50, one?.p50), digits: 2)),
+                            ("p99", .num(ratio(r.percentiles?.p99, one?.p99), digits: 2)),
+                        ])))
+                    }
+                    let one = roundFloor[1] ?? nil
+                    byRound.append(.object([
+                        ("floor_1_hop_us", .object([("p50", .num(one?.p50, digits: 0)), ("p99", .num(one?.p99, digits: 0))])),
+                        ("ratio_to_this_rounds_floor", .object(ratios)),
+                        ("load_average", .string(loadAverage())),
+                    ]))
+                }
+                let measured = counts.map { ($0, Percentiles(samples[$0] ?? [])) }
+                report.append(("latency_us", .object(measured.map { n, p in
+                    (String(n), .object([
+                        ("p50", .num(p?.p50, digits: 0)), ("p99", .num(p?.p99, digits: 0)), ("p999", .num(p?.p999, digits: 0)),
+                    ]))
+                })))
+                details.append(("latency", .object(counts.map { (String($0), .array(runs[$0] ?? [])) })))
                 var floor: [(String, JSON)] = []
                 var floorHops: [Percentiles?] = []
                 for hops in [1, 2] {
-                    let p = measureFloor(frames: frames, hops: hops)
+                    let p = Percentiles(floorSamples[hops] ?? [])
                     floorHops.append(p)
                     floor.append(("\(hops)_hop\(hops == 1 ? "" : "s")", .object([
                         ("p50", .num(p?.p50, digits: 0)), ("p99", .num(p?.p99, digits: 0)), ("p999", .num(p?.p999, digits: 0)),
@@ -208,8 +247,10 @@ struct EdgeSwipeBench: ParsableCommand {
                     ])))
                 }
                 details.append(("latency_floor_us", .object(floor)))
-                // Latency as a multiple of the same run's 1-hop floor, quantile by quantile: on a virtual machine a
-                // thread wake-up costs more than the daemon's whole per-event work, so only the ratio compares.
+                details.append(("latency_rounds", .array(byRound)))
+                // Latency as a multiple of the same run's 1-hop floor, quantile by quantile, over the pooled rounds:
+                // on a virtual machine a thread wake-up costs more than the daemon's whole per-event work, so only
+                // the ratio compares.
                 if let one = floorHops.first {
                     report.append(("latency_ratio_to_floor", .object(measured.map { n, p in
                         (String(n), .object([
@@ -217,7 +258,16 @@ struct EdgeSwipeBench: ParsableCommand {
                         ]))
                     })))
                 }
-                report.append(("latency_every_client_got_every_phase", .object(complete)))
+                if let latencyPlot, let one = floorHops.first ?? nil {
+                    let curve = LatencyCurve(
+                        points: measured.compactMap { n, p in p.map { LatencyCurve.Point(clients: n, p50: $0.p50, p99: $0.p99) } },
+                        floorP50: one.p50, floorP99: one.p99, targets: LatencyCurve.shortestPathTargets,
+                        caption: "edgeswipe-bench, \(bench.swiftRuntime ?? "unknown") Swift runtime, \(rounds) rounds of \(latencySeconds) s, "
+                            + "load \(loadAverage()) at the end, \(nproc()) cores")
+                    try curve.svg().write(toFile: latencyPlot, atomically: true, encoding: .utf8)
+                    log("latency: the curve is in \(latencyPlot)")
+                }
+                report.append(("latency_every_client_got_every_phase", .object(counts.map { (String($0), .bool(complete[$0] ?? false)) })))
                 if let rss100 { details.append(("rss_100_clients_kb", .integer(rss100))) }
                 peak100 = peak
             }
@@ -295,6 +345,13 @@ struct EdgeSwipeBench: ParsableCommand {
         return value / floor
     }
 
+    private func nproc() -> Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
+    /// The 1, 5 and 15 minute load averages, as /proc/loadavg gives them.
+    private func loadAverage() -> String {
+        ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
+    }
+
     private func machine() -> JSON {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
@@ -311,9 +368,9 @@ struct EdgeSwipeBench: ParsableCommand {
         #else
             let swift = "< 6.2"
         #endif
-        let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
+        let load = loadAverage()
         return .object([
-            ("nproc", .integer(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))),
+            ("nproc", .integer(nproc())),
             ("cpu", .string(model)),
             ("kernel", .string(release)),
             ("swift_compiler", .string(swift)),

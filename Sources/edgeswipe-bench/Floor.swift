@@ -7,12 +7,13 @@ import Glibc
 /// (in a `DescriptorWaiter`, the daemon's input thread's own wait) and writes the deadline to a Unix socket; with `hops: 2` a second
 /// thread passes it on through another socket (as the input thread hands a batch to NIO's event loop, which
 /// writes it to the client); the reader's latency is its read time minus the deadline. It says how much of the
-/// daemon's figure is the kernel's scheduling and wake-ups on this machine, under its current load.
-func measureFloor(frames: Int, hops: Int) -> Percentiles? {
+/// daemon's figure is the kernel's scheduling and wake-ups on this machine, under its current load. Returns each
+/// frame's latency in microseconds (none when the sockets could not be made).
+func measureFloor(frames: Int, hops: Int) -> [Int32] {
     var pairs: [[Int32]] = []
     for _ in 0..<hops {
         var fds: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { return nil }
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { return [] }
         pairs.append(fds)
     }
     // Every thread is joined before the descriptors close, so none can touch a reused descriptor number.
@@ -67,5 +68,5 @@ func measureFloor(frames: Int, hops: Int) -> Percentiles? {
         let now = monotonicMicroseconds()
         samples.append(Int32(clamping: now >= value ? now - value : 0))
     }
-    return Percentiles(samples)
+    return samples
 }
