@@ -94,7 +94,8 @@ public struct LatencyCurve: Sendable {
         let xDecades = floor(log10(counts.min() ?? 1))...max(ceil(log10(counts.max() ?? 10)), floor(log10(counts.min() ?? 1)) + 1)
         let yLow = floor(log10(values.min() ?? 10)), yHigh = ceil(log10(values.max() ?? 100))
         let yDecades = yLow...max(yHigh, yLow + 1)
-        let x = LinearScale(domain: xDecades, range: left...(width - right))
+        // A quarter of a decade of room on each side, so the end points and their labels stay inside the frame.
+        let x = LinearScale(domain: (xDecades.lowerBound - 0.25)...(xDecades.upperBound + 0.25), range: left...(width - right))
         let y = LinearScale(domain: yDecades, range: top...(height - bottom), flipped: true)
         func px(_ clients: Double) -> Double { x(log10(clients)) }
         func py(_ us: Double) -> Double { y(log10(us)) }
@@ -148,7 +149,10 @@ public struct LatencyCurve: Sendable {
             w.title("\(t.clients) client\(t.clients == 1 ? "" : "s"): \(t.quantile.rawValue) target \(Self.ratio(t.ratio)) the floor = \(Self.duration(allowed))")
             w.element("line", [("x1", cx - 12), ("x2", cx + 12), ("y1", py(allowed)), ("y2", py(allowed)),
                                ("stroke", colour), ("stroke-width", 3.0)])
-            w.element("text", [("x", cx + 14), ("y", py(allowed) + (t.quantile == .p50 ? 12 : -4)), ("fill", colour), ("font-size", 10)],
+            // The label on the side with more room: right of the bar in the left half, left of it in the right.
+            let onRight = cx < (left + width - right) / 2
+            w.element("text", [("x", onRight ? cx + 14 : cx - 14), ("y", py(allowed) + (t.quantile == .p50 ? 12 : -4)), ("fill", colour),
+                               ("font-size", 10), ("text-anchor", onRight ? "start" : "end")],
                       text: "target \(t.quantile.rawValue) \(Self.ratio(t.ratio))")
             w.end()
         }
@@ -172,7 +176,7 @@ public struct LatencyCurve: Sendable {
         }
 
         // Legend.
-        var ly = top + 60
+        var ly = top + 8
         for (colour, text) in [(Self.p50Colour, "p50"), (Self.p99Colour, "p99")] {
             w.element("line", [("x1", width - right + 8), ("x2", width - right + 30), ("y1", ly), ("y2", ly), ("stroke", colour), ("stroke-width", 2.0)])
             w.element("text", [("x", width - right + 36), ("y", ly + 4)], text: "\(text), measured")

@@ -262,7 +262,7 @@ struct EdgeSwipeBench: ParsableCommand {
                     let curve = LatencyCurve(
                         points: measured.compactMap { n, p in p.map { LatencyCurve.Point(clients: n, p50: $0.p50, p99: $0.p99) } },
                         floorP50: one.p50, floorP99: one.p99, targets: LatencyCurve.shortestPathTargets,
-                        caption: "edgeswipe-bench, \(bench.swiftRuntime ?? "unknown") Swift runtime, \(rounds) rounds of \(latencySeconds) s, "
+                        caption: "edgeswipe-bench, \(bench.swiftRuntime ?? "unknown") Swift runtime, \(rounds) round\(rounds == 1 ? "" : "s") of \(latencySeconds) s, "
                             + "load \(loadAverage()) at the end, \(nproc()) cores")
                     try curve.svg().write(toFile: latencyPlot, atomically: true, encoding: .utf8)
                     log("latency: the curve is in \(latencyPlot)")
