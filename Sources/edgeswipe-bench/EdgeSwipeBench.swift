@@ -45,6 +45,9 @@ struct EdgeSwipeBench: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Draw latency against client count, with the floor and the targets, as an SVG file (docs/PERFORMANCE.md shows one).", valueName: "file"))
     var latencyPlot: String?
 
+    @Option(name: .long, help: ArgumentHelp("With --latency-plot: draw the curve of an earlier run's --json output instead of measuring.", valueName: "file"))
+    var replot: String?
+
     @Option(name: .long, parsing: .upToNextOption, help: "Client counts for latency_us.")
     var clients: [Int] = [1, 10, 100, 1000]
 
@@ -89,6 +92,11 @@ struct EdgeSwipeBench: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         if let profile {
             print(try runProfile(stage: profile, events: events).render(pretty: false))
+            return
+        }
+        if let replot {
+            guard let latencyPlot else { throw ValidationError("--replot needs --latency-plot FILE") }
+            try LatencyCurve(run: replot).svg().write(toFile: latencyPlot, atomically: true, encoding: .utf8)
             return
         }
         if let writeRecording {
@@ -377,5 +385,27 @@ struct EdgeSwipeBench: ParsableCommand {
             // Other work on the machine skews wall-clock figures (not callgrind's instruction counts).
             ("load_average_at_start", .string(load)),
         ])
+    }
+}
+
+extension LatencyCurve {
+    /// The curve of a saved `edgeswipe-bench --json` run: its `latency_us`, its 1-hop floor and the issue-16 targets.
+    init(run path: String) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard let run = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let latency = run["latency_us"] as? [String: [String: Double]],
+              let details = run["details"] as? [String: Any],
+              let floor = (details["latency_floor_us"] as? [String: [String: Any]])?["1_hop"],
+              let floorP50 = floor["p50"] as? Double, let floorP99 = floor["p99"] as? Double
+        else { throw ValidationError("\(path): not an edgeswipe-bench --json run with latency_us and details.latency_floor_us.1_hop") }
+        let points = latency.compactMap { key, value -> Point? in
+            guard let clients = Int(key), let p50 = value["p50"], let p99 = value["p99"] else { return nil }
+            return Point(clients: clients, p50: p50, p99: p99)
+        }
+        let rounds = (details["latency_rounds"] as? [Any])?.count ?? 1
+        let load = (run["machine"] as? [String: Any])?["load_average_at_start"] as? String ?? "?"
+        self.init(
+            points: points, floorP50: floorP50, floorP99: floorP99, targets: Self.shortestPathTargets,
+            caption: "edgeswipe-bench, \(rounds) round\(rounds == 1 ? "" : "s"), load \(load) at the start (\((path as NSString).lastPathComponent))")
     }
 }
