@@ -1,6 +1,7 @@
 import EdgeSwipeSystem
 import Foundation
 import Glibc
+import Synchronization
 import SystemPackage
 
 /// Connects a blocking `SOCK_STREAM` Unix socket to `path`, retrying briefly while the listener's backlog is
@@ -45,6 +46,8 @@ final class ReaderThread: @unchecked Sendable {
     private(set) var negative = 0
     private(set) var error: String?
     private let done = DispatchSemaphore(value: 0)
+    /// Clients that have received their first line (the hello): read from other threads.
+    private let greeted = Atomic<Int>(0)
 
     init(fds: [Int32], deadline: Double, expectedSamples: Int) {
         clients = fds.map { Client(fd: $0) }
@@ -62,6 +65,9 @@ final class ReaderThread: @unchecked Sendable {
     }
 
     func join() { done.wait() }
+
+    /// Whether every client of this thread has received its first line.
+    var everyClientGreeted: Bool { greeted.load(ordering: .acquiring) >= clients.count }
 
     /// Each client's count of phase, terminal and lifecycle lines.
     var essentialCounts: [Int] { clients.map(\.essential) }
@@ -130,6 +136,7 @@ final class ReaderThread: @unchecked Sendable {
     private func handle(line: ArraySlice<UInt8>, client i: Int, at now: UInt64) {
         lines += 1
         clients[i].lines += 1
+        if clients[i].lines == 1 { greeted.add(1, ordering: .releasing) }
         if line.starts(with: Self.goodbyePrefix) { goodbyes += 1; return }
         if line.starts(with: Self.lifecyclePrefix) {
             clients[i].essential += 1

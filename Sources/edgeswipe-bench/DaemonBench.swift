@@ -294,20 +294,34 @@ final class DaemonBench {
             throw BenchError("edgeswiped sent no READY=1 within 20 s: \(tail(name))")
         }
         if swiftRuntime == nil { noteSwiftRuntime(pid: pid) }
+        // Every client but the last connects, and its reader thread is running and has read its hello, before the
+        // last one connects and so opens the daemon's --wait-for-clients gate. The replay's first frames go out at
+        // once: with every reader started only after the gate (as until the fifth session) they went out while 16
+        // threads were starting and reading up to 1,000 hellos, and the figure's tail measured the benchmark's own
+        // start-up.
+        let deadline = monotonicSeconds() + seconds + 30
         var fds: [Int32] = []
+        var readers: [ReaderThread] = []
+        let t0 = monotonicSeconds()
         do {
-            for _ in 0..<clients { fds.append(try connectUnix(socketPath)) }
+            for _ in 0..<(clients - 1) { fds.append(try connectUnix(socketPath)) }
+            let threadCount = min(fds.count, 16)
+            var groups = [[Int32]](repeating: [], count: threadCount)
+            for (i, fd) in fds.enumerated() { groups[i % threadCount].append(fd) }
+            readers = groups.map { ReaderThread(fds: $0, deadline: deadline, expectedSamples: $0.count * (expectedGestureLines + 16)) }
+            for r in readers { r.start() }
+            let greeted = monotonicSeconds() + 20
+            while !readers.allSatisfy(\.everyClientGreeted) && monotonicSeconds() < greeted { sleepSeconds(0.001) }
+            let last = try connectUnix(socketPath)
+            fds.append(last)
+            let reader = ReaderThread(fds: [last], deadline: deadline, expectedSamples: expectedGestureLines + 16)
+            reader.start()
+            readers.append(reader)
         } catch {
-            for fd in fds { close(fd) }
+            // Readers already started own their descriptors: they close them when the daemon goes (stopped below).
+            if readers.isEmpty { for fd in fds { close(fd) } }
             throw error
         }
-        let threadCount = min(clients, 16)
-        let deadline = monotonicSeconds() + seconds + 30
-        var groups = [[Int32]](repeating: [], count: threadCount)
-        for (i, fd) in fds.enumerated() { groups[i % threadCount].append(fd) }
-        let readers = groups.map { ReaderThread(fds: $0, deadline: deadline, expectedSamples: $0.count * (expectedGestureLines + 16)) }
-        let t0 = monotonicSeconds()
-        for r in readers { r.start() }
         var peak: ProcSample? = nil
         while child.isRunning && monotonicSeconds() < deadline {
             if let s = ProcSample.read(pid: pid), s.rssKB > (peak?.rssKB ?? 0) { peak = s }
@@ -341,7 +355,7 @@ final class DaemonBench {
                 ("essential_lines_received_max", .integer(essential.max() ?? 0)),
                 ("clients_missing_essential_lines", .integer(essential.filter { $0 < expectedEssentialLines }.count)),
                 ("goodbyes", .integer(goodbyes)),
-                ("reader_threads", .integer(threadCount)),
+                ("reader_threads", .integer(readers.count)),
                 ("negative_latencies", .integer(negative)),
                 ("seconds", .num(elapsed, digits: 1)),
                 ("daemon_exit", exit.map { .integer(Int($0)) } ?? .null),
