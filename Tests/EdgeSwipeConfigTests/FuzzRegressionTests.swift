@@ -8,7 +8,9 @@ import Testing
 /// column. `key-of-129-dotted-parts.toml` crashed only the harness: its differential check took our reader's
 /// nesting bound (``TOMLReader/maxDepth``, which toml++ lacks) for a disagreement; the error is now marked
 /// ``TOMLError/isBeyondLimit``. `byte-order-mark-then-bad-header.toml` aborted toml++ in the harness: its precheck
-/// did not see a header right after a byte order mark, which toml++ skips.
+/// did not see a header right after a byte order mark, which toml++ skips. `float-past-binary64.toml` (fifth
+/// session) was a disagreement in the reader itself: a calibration value `0.11…1e111…0` read as infinity, which
+/// toml++ refuses; a float literal past binary64 is now refused where it stands.
 @Suite("Configuration: fuzzing regressions")
 struct ConfigFuzzRegressionTests {
     static let regressions = ConfigTests.packageRoot.appendingPathComponent("Fuzz/Regressions/config")
@@ -27,6 +29,19 @@ struct ConfigFuzzRegressionTests {
                 #expect(error.line != nil, "\(name): \(error)")
                 #expect(error.description.hasPrefix("\(name):"), "\(error)")
             }
+        }
+    }
+
+    @Test("a float literal past binary64 is refused where it stands, not read as infinity")
+    func floatPastBinary64() throws {
+        let name = "float-past-binary64.toml"
+        let text = String(decoding: try Data(contentsOf: Self.regressions.appendingPathComponent(name)), as: UTF8.self)
+        do {
+            _ = try ConfigParser.parse(text, file: name)
+            Issue.record("\(name) was accepted")
+        } catch {
+            #expect(error.line == 11, "\(error)")
+            #expect(error.description.contains("out of the 64-bit float range"), "\(error)")
         }
     }
 

@@ -51,6 +51,8 @@ struct TOMLOracleTests {
         "max = 9223372036854775807\nmin = -9223372036854775808\nhmax = 0x7FFFFFFFFFFFFFFF\n",
         // Floats.
         "a = +1.0\nb = 3.1415\nc = -0.01\nd = 5e+22\ne = 1e06\nf = -2E-2\ng = 6.626e-34\nh = 224_617.445_991_228\ni = -0.0\nj = +0.0\nk = 0e0\nl = 1e1_0\n",
+        // The largest finite binary64, and a literal that underflows (read as 0 by both).
+        "m = 1.7976931348623157e308\nn = -1.7976931348623157e308\no = 1e-400\n",
         "a = inf\nb = +inf\nc = -inf\nd = nan\ne = +nan\nf = -nan\n",
         "big = 1.7976931348623157e308\nsmall = 5e-324\n",
         // Booleans.
@@ -132,6 +134,7 @@ struct TOMLOracleTests {
         // Floats.
         "f = .7\n", "f = 7.\n", "f = 3.e+20\n", "f = 03.14\n", "f = 1e\n", "f = 1.0e\n", "f = 1_.0\n", "f = 1._0\n",
         "f = 1e_1\n", "f = Inf\n", "f = NaN\n", "f = infinity\n",
+        "f = 1e400\n", "f = -1e400\n", "f = 0.1e1000\n", "f = [1.0, 1e99999999999999999999]\n",
         // Booleans.
         "b = True\n", "b = tru\n", "b = falsey\n",
         // Dates and times.
