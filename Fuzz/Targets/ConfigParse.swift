@@ -46,7 +46,8 @@ func checkAgainstTOMLKit(_ text: String) {
     guard let theirs = TOMLKitOracle.read(text) else { return }
     do {
         let ours = TOMLKitOracle.normalized(.table(try TOMLReader.read(text)))
-        if TOMLKitOracle.holdsNUL(ours) { return }
+        // Where toml++ departs from TOML 1.0.0 (a NUL in a string, a leap second) the trees cannot be compared.
+        if TOMLKitOracle.holdsNUL(ours) || TOMLKitOracle.holdsLeapSecond(ours) { return }
         switch theirs {
         case .success(let tree): precondition(tree == ours, "TOMLKit read it to another tree:\n\(tree)\nours:\n\(ours)")
         case .failure(let error): preconditionFailure("TOMLKit refused what we read: \(error)")

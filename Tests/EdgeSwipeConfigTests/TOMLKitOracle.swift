@@ -26,6 +26,21 @@ enum TOMLKitOracle {
         }
     }
 
+    /// Whether a time in `v` is a leap second (`23:59:60`): TOML's grammar allows second 60 (RFC 3339's leap
+    /// second, `time-second ; 00-58, 00-59, 00-60` in toml.abnf) and our reader reads it; toml++ refuses it
+    /// ("expected second between 0 and 59"), so the two cannot be compared there (TOMLOracleTests' departures;
+    /// found by `scripts/fuzz config`).
+    static func holdsLeapSecond(_ v: EdgeSwipeConfig.TOMLValue) -> Bool {
+        switch v {
+        case .localTime(let t): t.second == 60
+        case .localDateTime(let d): d.time.second == 60
+        case .offsetDateTime(let d): d.time.second == 60
+        case .array(let a): a.contains(where: holdsLeapSecond)
+        case .table(let t): t.entries.contains { holdsLeapSecond($0.value) }
+        default: false
+        }
+    }
+
     /// TOMLKit's value as ours.
     static func value(_ v: any TOMLValueConvertible) -> EdgeSwipeConfig.TOMLValue {
         switch v.type {
