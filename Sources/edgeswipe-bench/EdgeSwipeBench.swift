@@ -194,6 +194,7 @@ struct EdgeSwipeBench: ParsableCommand {
                 var peak: ProcSample?
                 var samples: [Int: [Int32]] = [:]
                 var floorSamples: [Int: [Int32]] = [:]
+                var matchedSamples: [Int: [Int32]] = [:]
                 var runs: [Int: [JSON]] = [:]
                 var complete: [Int: Bool] = [:]
                 var byRound: [JSON] = []
@@ -212,6 +213,10 @@ struct EdgeSwipeBench: ParsableCommand {
                         let f = measureFloor(frames: frames, hops: hops)
                         floorSamples[hops, default: []] += f
                         roundFloor[hops] = Percentiles(f)
+                    }
+                    for n in counts {
+                        log("latency, round \(round) of \(rounds): the floor with \(n) client\(n == 1 ? "" : "s") (no daemon), \(frames) frames")
+                        matchedSamples[n, default: []] += measureFanOutFloor(frames: frames, clients: n)
                     }
                     var ratios: [(String, JSON)] = []
                     for n in counts {
@@ -255,6 +260,17 @@ struct EdgeSwipeBench: ParsableCommand {
                     ])))
                 }
                 details.append(("latency_floor_us", .object(floor)))
+                // The floor with as many clients, the same readers and no daemon work: what the daemon adds over the
+                // kernel's own fan-out.
+                let matched = counts.map { ($0, Percentiles(matchedSamples[$0] ?? [])) }
+                details.append(("latency_matched_floor_us", .object(matched.map { n, p in
+                    (String(n), .object([("p50", .num(p?.p50, digits: 0)), ("p99", .num(p?.p99, digits: 0)), ("p999", .num(p?.p999, digits: 0))]))
+                })))
+                report.append(("latency_ratio_to_matched_floor", .object(zip(measured, matched).map { m, f in
+                    (String(m.0), .object([
+                        ("p50", .num(ratio(m.1?.p50, f.1?.p50), digits: 2)), ("p99", .num(ratio(m.1?.p99, f.1?.p99), digits: 2)),
+                    ]))
+                })))
                 details.append(("latency_rounds", .array(byRound)))
                 // Latency as a multiple of the same run's 1-hop floor, quantile by quantile, over the pooled rounds:
                 // on a virtual machine a thread wake-up costs more than the daemon's whole per-event work, so only

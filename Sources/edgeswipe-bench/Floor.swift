@@ -70,3 +70,62 @@ func measureFloor(frames: Int, hops: Int) -> [Int32] {
     }
     return samples
 }
+
+/// The floor for `clients` connections, with the daemon's readers: a thread sleeps until each 240 Hz deadline (in a
+/// `DescriptorWaiter`, as the input thread does) and sends one `gesture` line carrying that deadline to each of
+/// `clients` Unix sockets, one `send` each, which min(clients, 16) ``ReaderThread``s read exactly as they read the
+/// daemon. It is what the kernel's fan-out and the readers cost with no daemon work in between, so a figure's ratio
+/// to it is what the daemon adds; the 1-client, 1-hop floor (``measureFloor(frames:hops:)``) pays neither the
+/// `send`s nor the readers of a large fan-out. Returns every line's latency in microseconds.
+func measureFanOutFloor(frames: Int, clients: Int) -> [Int32] {
+    var writers: [Int32] = []
+    var readable: [Int32] = []
+    for _ in 0..<clients {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { break }
+        writers.append(fds[0])
+        _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+        readable.append(fds[1])
+    }
+    defer { for w in writers { close(w) } }
+    guard writers.count == clients else {
+        for r in readable { close(r) }
+        return []
+    }
+    let intervalUS: UInt64 = 4167
+    let deadline = monotonicSeconds() + Double(frames) * Double(intervalUS) / 1e6 + 10
+    let threadCount = min(clients, 16)
+    var groups = [[Int32]](repeating: [], count: threadCount)
+    for (i, fd) in readable.enumerated() { groups[i % threadCount].append(fd) }
+    let readers = groups.map { ReaderThread(fds: $0, deadline: deadline, expectedSamples: $0.count * frames) }
+    for r in readers { r.start() }
+    let start = monotonicMicroseconds() + 20_000
+    let sent = DispatchSemaphore(value: 0)
+    let targets = writers
+    let source = Thread {
+        let sleeper = DescriptorWaiter()
+        var line: [UInt8] = []
+        line.reserveCapacity(96)
+        for i in 0..<UInt64(frames) {
+            let due = start + i * intervalUS
+            let now = monotonicMicroseconds()
+            if due > now { try? sleeper.wait(timeoutMicroseconds: Int64(due - now)) }
+            line.removeAll(keepingCapacity: true)
+            line.append(contentsOf: #"{"type":"gesture","time_us":"#.utf8)
+            line.append(contentsOf: String(due).utf8)
+            line.append(contentsOf: #","progress":false}"#.utf8)
+            line.append(UInt8(ascii: "\n"))
+            line.withUnsafeBytes { bytes in
+                for w in targets { _ = send(w, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+            }
+        }
+        for w in targets { shutdown(w, Int32(SHUT_WR)) }
+        sent.signal()
+    }
+    source.start()
+    sent.wait()
+    for r in readers { r.join() }
+    var samples: [Int32] = []
+    for r in readers { samples += r.samples }
+    return samples
+}
