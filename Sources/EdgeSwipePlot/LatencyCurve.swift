@@ -137,7 +137,7 @@ public struct LatencyCurve: Sendable {
                       text: "1-hop floor \(name) \(Self.duration(value))")
         }
 
-        // Targets: a short bar at the latency each allows, filled when met.
+        // Targets: a short bar at the latency each allows (met or not is the point's side of it, and `data-met`).
         for t in targets {
             let floorValue = t.quantile == .p50 ? floorP50 : floorP99
             let allowed = t.ratio * floorValue

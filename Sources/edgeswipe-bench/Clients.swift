@@ -66,6 +66,15 @@ final class ReaderThread: @unchecked Sendable {
 
     func join() { done.wait() }
 
+    /// `fds` dealt round-robin to min(count, 16) reader threads (not started): 1,000 clients share 16 threads, as
+    /// every latency figure and floor reads them.
+    static func spread(_ fds: [Int32], deadline: Double, expectedSamplesPerClient: Int) -> [ReaderThread] {
+        let threadCount = min(fds.count, 16)
+        var groups = [[Int32]](repeating: [], count: threadCount)
+        for (i, fd) in fds.enumerated() { groups[i % threadCount].append(fd) }
+        return groups.map { ReaderThread(fds: $0, deadline: deadline, expectedSamples: $0.count * expectedSamplesPerClient) }
+    }
+
     /// Whether every client of this thread has received its first line.
     var everyClientGreeted: Bool { greeted.load(ordering: .acquiring) >= clients.count }
 

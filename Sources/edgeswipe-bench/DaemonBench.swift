@@ -273,9 +273,6 @@ final class DaemonBench {
         var allEssentialLines: Bool
     }
 
-    /// Replays the synthetic stream at 240 Hz to `clients` connected sockets, read by up to 16 threads with
-    /// poll, and measures each gesture line from its `time_us` (the input's instant on the daemon's monotonic
-    /// clock) to the moment a client's `read` returned it.
     /// How the running daemon `pid` links the Swift runtime, from its mappings.
     private func noteSwiftRuntime(pid: pid_t) {
         let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
@@ -283,6 +280,9 @@ final class DaemonBench {
         swiftRuntime = maps.contains("libswiftCore.so") ? "dynamic" : "static"
     }
 
+    /// Replays the synthetic stream at 240 Hz to `clients` connected sockets, read by up to 16 threads with
+    /// poll, and measures each gesture line from its `time_us` (the input's instant on the daemon's monotonic
+    /// clock) to the moment a client's `read` returned it.
     func latency(clients: Int, seconds: Double) throws -> LatencyResult {
         let name = "latency\(clients)"
         let socketPath = scratch.file("\(name).sock")
@@ -305,18 +305,15 @@ final class DaemonBench {
         let t0 = monotonicSeconds()
         do {
             for _ in 0..<(clients - 1) { fds.append(try connectUnix(socketPath)) }
-            let threadCount = min(fds.count, 16)
-            var groups = [[Int32]](repeating: [], count: threadCount)
-            for (i, fd) in fds.enumerated() { groups[i % threadCount].append(fd) }
-            readers = groups.map { ReaderThread(fds: $0, deadline: deadline, expectedSamples: $0.count * (expectedGestureLines + 16)) }
+            readers = ReaderThread.spread(fds, deadline: deadline, expectedSamplesPerClient: expectedGestureLines + 16)
             for r in readers { r.start() }
             let greeted = monotonicSeconds() + 20
             while !readers.allSatisfy(\.everyClientGreeted) && monotonicSeconds() < greeted { sleepSeconds(0.001) }
             let last = try connectUnix(socketPath)
             fds.append(last)
-            let reader = ReaderThread(fds: [last], deadline: deadline, expectedSamples: expectedGestureLines + 16)
-            reader.start()
-            readers.append(reader)
+            let lastReader = ReaderThread.spread([last], deadline: deadline, expectedSamplesPerClient: expectedGestureLines + 16)
+            for r in lastReader { r.start() }
+            readers += lastReader
         } catch {
             // Readers already started own their descriptors: they close them when the daemon goes (stopped below).
             if readers.isEmpty { for fd in fds { close(fd) } }

@@ -1,4 +1,5 @@
 import Dispatch
+import EdgeSwipeProtocol
 import EdgeSwipeSystem
 import Foundation
 import Glibc
@@ -28,12 +29,8 @@ func measureFloor(frames: Int, hops: Int) -> [Int32] {
     let start = monotonicMicroseconds() + 20_000
     let first = pairs[0][0]
     let source = Thread {
-        // No descriptors: a wait with a microsecond timeout and nothing else.
-        let sleeper = DescriptorWaiter()
-        for i in 0..<UInt64(frames) {
-            var deadline = start + i * intervalUS
-            let now = monotonicMicroseconds()
-            if deadline > now { try? sleeper.wait(timeoutMicroseconds: Int64(deadline - now)) }
+        atEachFrame(frames, from: start, every: intervalUS) { due in
+            var deadline = due
             _ = withUnsafeBytes(of: &deadline) { write(first, $0.baseAddress, 8) }
         }
         shutdown(first, Int32(SHUT_WR))
@@ -94,25 +91,18 @@ func measureFanOutFloor(frames: Int, clients: Int) -> [Int32] {
     }
     let intervalUS: UInt64 = 4167
     let deadline = monotonicSeconds() + Double(frames) * Double(intervalUS) / 1e6 + 10
-    let threadCount = min(clients, 16)
-    var groups = [[Int32]](repeating: [], count: threadCount)
-    for (i, fd) in readable.enumerated() { groups[i % threadCount].append(fd) }
-    let readers = groups.map { ReaderThread(fds: $0, deadline: deadline, expectedSamples: $0.count * frames) }
+    let readers = ReaderThread.spread(readable, deadline: deadline, expectedSamplesPerClient: frames)
     for r in readers { r.start() }
     let start = monotonicMicroseconds() + 20_000
     let sent = DispatchSemaphore(value: 0)
     let targets = writers
     let source = Thread {
-        let sleeper = DescriptorWaiter()
         var line: [UInt8] = []
         line.reserveCapacity(96)
-        for i in 0..<UInt64(frames) {
-            let due = start + i * intervalUS
-            let now = monotonicMicroseconds()
-            if due > now { try? sleeper.wait(timeoutMicroseconds: Int64(due - now)) }
+        atEachFrame(frames, from: start, every: intervalUS) { due in
             line.removeAll(keepingCapacity: true)
             line.append(contentsOf: #"{"type":"gesture","time_us":"#.utf8)
-            line.append(contentsOf: String(due).utf8)
+            JSONWriter.appendDecimal(due, to: &line)  // no String: the floor's frame does nothing the daemon's need not
             line.append(contentsOf: #","progress":false}"#.utf8)
             line.append(UInt8(ascii: "\n"))
             line.withUnsafeBytes { bytes in
@@ -128,4 +118,17 @@ func measureFanOutFloor(frames: Int, clients: Int) -> [Int32] {
     var samples: [Int32] = []
     for r in readers { samples += r.samples }
     return samples
+}
+
+/// Calls `body` with each of `frames` deadlines, `interval` microseconds apart from `start`, once it has come: the
+/// floors' sender, waiting as the daemon's input thread waits (a `DescriptorWaiter` with no descriptors and a
+/// microsecond timeout).
+private func atEachFrame(_ frames: Int, from start: UInt64, every interval: UInt64, _ body: (UInt64) -> Void) {
+    let sleeper = DescriptorWaiter()
+    for i in 0..<UInt64(frames) {
+        let due = start + i * interval
+        let now = monotonicMicroseconds()
+        if due > now { try? sleeper.wait(timeoutMicroseconds: Int64(due - now)) }
+        body(due)
+    }
 }
