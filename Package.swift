@@ -166,6 +166,7 @@ let package = Package(
             dependencies: [
                 "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -260,7 +261,13 @@ let package = Package(
             name: "EdgeSwipeClientTests", dependencies: ["EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6
         ),
-        .testTarget(name: "EdgeSwipeWebTests", dependencies: ["EdgeSwipeWeb", "EdgeSwipeCore", "EdgeSwipeProtocol", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeWebTests",
+            dependencies: [
+                "EdgeSwipeWeb", "EdgeSwipeCore", "EdgeSwipeProtocol", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipePlotTests", dependencies: ["EdgeSwipePlot", "EdgeSwipeCore"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeBenchSupportTests", dependencies: ["EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeRecordings"], swiftSettings: strictSwift6),
         .testTarget(

@@ -16,7 +16,8 @@ struct EdgeSwipeWebCommand: AsyncParsableCommand {
             It is one ordinary client of the daemon (the daemon's access rules apply to the user who runs it), \
             whatever the number of tabs. It prints the URL, with a random token, on standard output; every request \
             needs the token (the first page load trades it for a cookie). It listens on 127.0.0.1 unless told \
-            otherwise, and is read-only unless started with --control. \
+            otherwise, and is read-only unless started with --control. It serves at most 64 tabs and 512 \
+            connections (128 from one address); a connection must send its headers within 10 s. \
             Exit status: 0 stopped; 64 bad arguments; 69 the daemon could not be reached; 77 the daemon's access \
             policy refuses this user (or grants no control where --control was asked).
             """)
@@ -60,7 +61,14 @@ struct EdgeSwipeWebCommand: AsyncParsableCommand {
             StandardError.print("edgeswipe-web: warning: listening on \(host), beyond this machine: anyone who can reach it and has the token sees every touch transition\(control ? " and can drive them" : "")")
         }
         let socketPath = socket ?? EdgeSwipeClient.defaultSocketPath(environment: ProcessEnvironment.current()) { (try? Stat(FilePath($0))) != nil }
-        let bridge = Bridge(options: Bridge.Options(socketPath: socketPath, host: host, port: port, control: control), logger: logger)
+        // Every connection is a descriptor: the cap on them must fit under the open-file limit (raised to the hard
+        // one, as systemd asks of programs that do not use select), with room for the daemon's connection, the
+        // listener and the runtime's own.
+        var connections = ConnectionLimits()
+        let descriptors = OpenFileLimit.raiseToHardLimit()
+        if descriptors > 0 { connections.total = min(connections.total, max(16, descriptors - 64)) }
+        let bridge = Bridge(
+            options: Bridge.Options(socketPath: socketPath, host: host, port: port, control: control, connections: connections), logger: logger)
         do {
             try await bridge.run { url, _ in
                 // The only line on standard output: scripts (and the tests) read the URL from it.
