@@ -182,8 +182,14 @@ struct FirstMinutesTests {
         private var stdout = Data(), stderr = Data()
 
         init(environment: [String: String]) throws {
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = [Paths.packageRoot.appendingPathComponent("scripts/quickstart").path]
+            // Through python3, which unblocks every signal and gives SIGINT and SIGTERM their default before it runs
+            // the script: the test runner's children inherit its blocked mask (seen in /proc: SigBlk), so the
+            // script's Ctrl-C clean-up never ran, and its daemon, monitor and bridge outlived it.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = [
+                "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); signal.signal(signal.SIGINT, signal.SIG_DFL); signal.signal(signal.SIGTERM, signal.SIG_DFL); os.execv('/bin/bash', ['bash'] + sys.argv[1:])",
+                Paths.packageRoot.appendingPathComponent("scripts/quickstart").path,
+            ]
             process.environment = environment.merging(["EDGESWIPE_QUICKSTART_BIN": Paths.products.path]) { $1 }
             process.standardOutput = out
             process.standardError = err
