@@ -1,4 +1,5 @@
 public import EdgeSwipeProtocol
+import Glibc
 
 /// How long to wait between reconnection attempts: exponential, capped, with deterministic jitter.
 ///
@@ -100,6 +101,10 @@ extension EdgeSwipeClient {
 
     /// The system service's socket.
     public static let systemSocketPath = "/run/edgeswipe/edgeswipe.sock"
+
+    /// What a person can do when no daemon listens at the socket a tool tried, in every tool's message.
+    public static let noDaemonAdvice =
+        "Start one (edgeswiped; in the source tree, scripts/quickstart runs it on the demo), or point at another with --socket PATH or EDGESWIPE_SOCKET=PATH."
 
     /// What `--socket` says about its default, in every command's help.
     public static let defaultSocketHelp =

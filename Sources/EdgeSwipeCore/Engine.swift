@@ -393,6 +393,21 @@ public struct Engine: Sendable {
         running.isEmpty && devices.allSatisfy { $0.recognizer.isIdle && $0.swipe.isIdle }
     }
 
+    /// Puts every container back as the configuration starts it (``EngineConfiguration/containers``: for the
+    /// daemon, the configured state with what was saved restored into it), at once, and reports the new state
+    /// when that changed anything. A looped replay starts each pass with it, so that every pass plays from where
+    /// the first did. Only while nothing is in flight (``isIdle``): a running transition or a gesture would be
+    /// left pointing at scenes that are gone. Returns whether the containers are now in their initial state.
+    @discardableResult
+    public mutating func returnToInitialState(at time: MonotonicInstant, into events: inout [EngineEvent]) -> Bool {
+        guard isIdle else { return false }
+        advanceClock(to: time, into: &events)
+        guard containers != configuration.containers else { return true }
+        containers = configuration.containers
+        events.append(.state(snapshot))
+        return true
+    }
+
     /// Replaces the configuration. Containers keep their state where the new graph still has a container of the
     /// same name and kind; running transitions are left to finish against the old bindings.
     public mutating func reconfigure(_ new: EngineConfiguration) {
