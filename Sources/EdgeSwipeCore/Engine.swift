@@ -5,9 +5,9 @@
 /// a clock: the same input gives the same output, byte for byte. It asks for ticks only while something
 /// animates (``nextDeadline``), so an idle host sleeps.
 ///
-/// It carries out the actions of two state machines, the recognizer (one per device) and the transition (one
-/// per running transition), and never reads their state back to learn what happened: every action carries its
-/// data.
+/// It carries out the actions of four state machines, the edge recognizer, the swipe recognizer and the
+/// multi-finger detector (one each per device) and the transition (one per running transition), and never reads
+/// their state back to learn what happened: every action carries its data.
 public struct Engine: Sendable {
     public private(set) var configuration: EngineConfiguration
     public private(set) var containers: [Container] {
@@ -243,7 +243,7 @@ public struct Engine: Sendable {
         guard let index = deviceIndex(id) else { return }
         recognize(.eventsDropped, device: index, into: &events)
         recognizeSwipe(.eventsDropped, device: index, into: &events)
-        devices[index].detector.reset()
+        detect(devices[index].detector.reset(at: now), device: index, into: &events)
         devices[index].ignoringSwipe = false
     }
 
@@ -268,9 +268,8 @@ public struct Engine: Sendable {
             }
             recognize(event, device: index, into: &events)
         }
-        for input in devices[index].detector.handle(frame, wanted: boundSwipes.mask(for: devices[index].device.kind)) {
-            swipeInput(input, device: index, into: &events)
-        }
+        let detected = devices[index].detector.handle(frame, wanted: boundSwipes.mask(for: devices[index].device.kind))
+        detect(detected, device: index, into: &events)
     }
 
     /// One of libinput's swipe gesture events for a touchpad (``TouchpadSwipeSource/libinputGestures``); the
@@ -435,17 +434,15 @@ public struct Engine: Sendable {
     /// Runs one recognizer step and carries out its actions.
     private mutating func recognize(_ event: ScreenEdgePanRecognizer.Event, device index: Int, into events: inout [EngineEvent]) {
         let actions = devices[index].recognizer.handle(event, at: now)
+        let id = UInt64(devices[index].device.id.rawValue)
         for action in actions {
-            perform(action, device: index, into: &events)
+            guard let output = Self.output(of: action, machine: .recognizer, id: id, into: &events) else { continue }
+            perform(output, device: index, into: &events)
         }
     }
 
-    private mutating func perform(_ action: ScreenEdgePanRecognizer.Action, device index: Int, into events: inout [EngineEvent]) {
-        switch action {
-        case .transitioned(let from, let event, let to):
-            events.append(.trace(.recognizer(device: devices[index].device.id, from: from, event: event, to: to)))
-        case .bug(let event, let state):
-            events.append(.trace(.recognizerBug(device: devices[index].device.id, event: event, state: state)))
+    private mutating func perform(_ output: ScreenEdgePanRecognizer.Output, device index: Int, into events: inout [EngineEvent]) {
+        switch output {
         case .track(_, let candidates):
             let catchable = catchableEdges(for: devices[index].device.kind).intersection(candidates)
             if let edge = Edge.ordered.first(where: { catchable.contains($0.edges) }) {
@@ -689,17 +686,36 @@ public struct Engine: Sendable {
 
     private mutating func recognizeSwipe(_ event: SwipeRecognizer.Event, device index: Int, into events: inout [EngineEvent]) {
         let actions = devices[index].swipe.handle(event, at: now)
+        let id = UInt64(devices[index].device.id.rawValue)
         for action in actions {
-            performSwipe(action, device: index, into: &events)
+            guard let output = Self.output(of: action, machine: .swipe, id: id, into: &events) else { continue }
+            performSwipe(output, device: index, into: &events)
         }
     }
 
-    private mutating func performSwipe(_ action: SwipeRecognizer.Action, device index: Int, into events: inout [EngineEvent]) {
-        switch action {
-        case .transitioned(let from, let event, let to):
-            events.append(.trace(.swipe(device: devices[index].device.id, from: from, event: event, to: to)))
-        case .bug(let event, let state):
-            events.append(.trace(.swipeBug(device: devices[index].device.id, event: event, state: state)))
+    /// Carries out the device's multi-finger detector's actions: its swipes go to the swipe path.
+    private mutating func detect(_ actions: ActionList<MultiFingerDetector.Action>, device index: Int, into events: inout [EngineEvent]) {
+        let id = UInt64(devices[index].device.id.rawValue)
+        for action in actions {
+            guard let input = Self.output(of: action, machine: .detector, id: id, into: &events) else { continue }
+            swipeInput(input, device: index, into: &events)
+        }
+    }
+
+    /// A machine's action: its log line (or bug) goes to the trace; its output comes back for the caller to carry
+    /// out.
+    private static func output<S: MachineName, E: MachineName, O: Hashable & Sendable>(
+        of action: MachineAction<S, E, O>, machine: TraceEvent.Machine, id: UInt64, into events: inout [EngineEvent]
+    ) -> O? {
+        guard case .output(let output) = action else {
+            if let trace = TraceEvent(action, of: machine, id: id) { events.append(.trace(trace)) }
+            return nil
+        }
+        return output
+    }
+
+    private mutating func performSwipe(_ output: SwipeRecognizer.Output, device index: Int, into events: inout [EngineEvent]) {
+        switch output {
         case .track(let fingers):
             if let t = catchableSwipe(fingers: fingers, kind: devices[index].device.kind), let direction = running[t].swipe {
                 devices[index].catching = .swipe(direction)
@@ -960,20 +976,14 @@ public struct Engine: Sendable {
         let id = running[index].id
         let actions = running[index].interaction.handle(event, at: now)
         for action in actions {
-            switch action {
-            case .transitioned(let from, let event, let to):
-                events.append(.trace(.transition(id: id, from: from, event: event, to: to)))
-            case .bug(let event, let phase):
-                events.append(.trace(.transitionBug(id: id, event: event, phase: phase)))
-            case .report(let report):
-                running[index].last = report
-                if let animation = report.animation { running[index].runOut = animation }
-                if report.phase.isTerminal {
-                    finish(index, completed: report.phase == .completed, into: &events)
-                    return
-                }
-                emitTransition(index, report, into: &events)
+            guard let report = Self.output(of: action, machine: .transition, id: id.rawValue, into: &events) else { continue }
+            running[index].last = report
+            if let animation = report.animation { running[index].runOut = animation }
+            if report.phase.isTerminal {
+                finish(index, completed: report.phase == .completed, into: &events)
+                return
             }
+            emitTransition(index, report, into: &events)
         }
     }
 
