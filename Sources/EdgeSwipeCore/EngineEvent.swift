@@ -61,19 +61,6 @@ public struct GestureEvent: Hashable, Sendable {
     public var kind: GestureKind { trigger.kind }
 
     public init(
-        time: MonotonicInstant, device: DeviceID, deviceKind: DeviceKind, edge: Edge, state: GestureState,
-        fingers: Int, location: NormalizedPoint, translation: MillimeterVector, velocity: MillimeterVector,
-        transition: TransitionID? = nil, blocked: BlockReason? = nil, overscroll: Percent? = nil,
-        overscrollMM: Millimeters? = nil, animation: AnimationSpec? = nil,
-        failure: ScreenEdgePanRecognizer.FailureReason? = nil
-    ) {
-        self.init(
-            time: time, device: device, deviceKind: deviceKind, trigger: .edge(edge), state: state, fingers: fingers,
-            location: location, translation: translation, velocity: velocity, transition: transition, blocked: blocked,
-            overscroll: overscroll, overscrollMM: overscrollMM, animation: animation, failure: failure)
-    }
-
-    public init(
         time: MonotonicInstant, device: DeviceID, deviceKind: DeviceKind, trigger: GestureTrigger, state: GestureState,
         fingers: Int, location: NormalizedPoint, translation: MillimeterVector, velocity: MillimeterVector,
         transition: TransitionID? = nil, blocked: BlockReason? = nil, overscroll: Percent? = nil,
