@@ -1,5 +1,6 @@
 import ArgumentParser
 import EdgeSwipeClient
+import EdgeSwipeCore
 import EdgeSwipeSystem
 import EdgeSwipeWeb
 import Foundation
@@ -16,11 +17,14 @@ struct EdgeSwipeWebCommand: AsyncParsableCommand {
             It is one ordinary client of the daemon (the daemon's access rules apply to the user who runs it), \
             whatever the number of tabs. It prints the URL, with a random token, on standard output; every request \
             needs the token (the first page load trades it for a cookie). It listens on 127.0.0.1 unless told \
-            otherwise, and is read-only unless started with --control. It serves at most 64 tabs and 512 \
-            connections (128 from one address); a connection must send its headers within 10 s. \
+            otherwise, and is read-only unless started with --control. With EDGESWIPE_WEB_TOKEN set (32 to 256 of \
+            A-Z a-z 0-9 - _), that is the token, so that a script can print the URL before the bridge is up. It \
+            serves at most 64 tabs and 512 connections (128 from one address); a connection must send its headers \
+            within 10 s. \
             Exit status: 0 stopped; 64 bad arguments; 69 the daemon could not be reached; 77 the daemon's access \
             policy refuses this user (or grants no control where --control was asked).
-            """)
+            """,
+        version: EdgeSwipeVersion.string)
 
     @Option(name: .long, help: ArgumentHelp("The daemon's socket.", discussion: EdgeSwipeClient.defaultSocketHelp, valueName: "path"))
     var socket: String?
@@ -46,6 +50,14 @@ struct EdgeSwipeWebCommand: AsyncParsableCommand {
             throw ValidationError("--listen \(listen) is not a loopback address: add --allow-remote to serve the stream beyond this machine")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \(logLevel)") }
+        if let token = Self.chosenToken, !WebAccess.isAcceptable(token: token) {
+            throw ValidationError("\(WebAccess.tokenVariable) must be 32 to 256 characters of A-Z a-z 0-9 - _")
+        }
+    }
+
+    /// The token a script chose (``WebAccess/tokenVariable``), if any.
+    static var chosenToken: String? {
+        ProcessEnvironment.current()[WebAccess.tokenVariable].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     func run() async throws {
@@ -68,7 +80,9 @@ struct EdgeSwipeWebCommand: AsyncParsableCommand {
         let descriptors = OpenFileLimit.raiseToHardLimit()
         if descriptors > 0 { connections.total = min(connections.total, max(16, descriptors - 64)) }
         let bridge = Bridge(
-            options: Bridge.Options(socketPath: socketPath, host: host, port: port, control: control, connections: connections), logger: logger)
+            options: Bridge.Options(
+                socketPath: socketPath, host: host, port: port, control: control, connections: connections, token: Self.chosenToken),
+            logger: logger)
         do {
             try await bridge.run { url, _ in
                 // The only line on standard output: scripts (and the tests) read the URL from it.

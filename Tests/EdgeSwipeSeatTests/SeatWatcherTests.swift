@@ -9,7 +9,7 @@ import Testing
 
 extension SeatWatcher {
     /// Polls and processes until `done` holds for the changes seen so far, or `seconds` pass.
-    func changes(within seconds: Double = 10, until done: ([Change]) -> Bool) throws -> [Change] {
+    func changes(within seconds: Double = 20, until done: ([Change]) -> Bool) throws -> [Change] {
         var seen: [Change] = []
         let deadline = Date().addingTimeInterval(seconds)
         while !done(seen) && Date() < deadline {
