@@ -24,10 +24,13 @@ final class ServerCore: Sendable {
         var policy: AccessPolicy
         var accessContext: AccessContext
         /// Connections admitted and not yet closed, counted from the accept (before they register), against
-        /// `maxClients`.
+        /// `maxClients`; and the same by uid, against `maxClientsPerUser`.
         var admitted = 0
-        /// `maxClients` and `stallTimeout`, as configured or last set (``EdgeSwipeServer/setClientLimits(maxClients:stallTimeout:)``).
+        var admittedByUID: [UInt32: Int] = [:]
+        /// `maxClients`, `maxClientsPerUser` and `stallTimeout`, as configured or last set
+        /// (``EdgeSwipeServer/setClientLimits(maxClients:maxClientsPerUser:stallTimeout:)``).
         var maxClients: Int
+        var maxClientsPerUser: Int
         var stallTimeout: Duration
         var refusedForCapacity = 0
         var revoked = 0
@@ -66,7 +69,8 @@ final class ServerCore: Sendable {
         self.registry = NIOLockedValueBox(
             Registry(
                 snapshot: snapshot, policy: policy, accessContext: configuration.accessContext,
-                maxClients: configuration.maxClients, stallTimeout: configuration.stallTimeout))
+                maxClients: configuration.maxClients, maxClientsPerUser: configuration.maxClientsPerUser,
+                stallTimeout: configuration.stallTimeout))
         self.fanOuts = eventLoops.map(LoopFanOut.init(eventLoop:))
     }
 
@@ -128,19 +132,63 @@ final class ServerCore: Sendable {
         registry.withLockedValue { $0.policy.level(for: peer, in: $0.accessContext) }
     }
 
-    /// Takes a place for a new connection; false when `maxClients` are connected.
-    func reserveClientSlot() -> Bool {
-        registry.withLockedValue { r in
-            guard r.admitted < r.maxClients else {
-                r.refusedForCapacity += 1
-                return false
+    /// Why a connection got no place.
+    enum SlotRefusal: Sendable {
+        /// `maxClients` are connected.
+        case full(maxClients: Int)
+        /// The places left are kept for clients that may control, and this one may only read.
+        case keptForControl(maxClients: Int, kept: Int)
+        /// Its user has `maxClientsPerUser` connections open.
+        case userLimit(uid: UInt32, maxClientsPerUser: Int)
+
+        /// The goodbye's message, and the log line's.
+        var message: String {
+            switch self {
+            case .full(let limit):
+                "\(limit) clients are connected, as many as this server takes (max_clients); try again later"
+            case .keptForControl(let limit, let kept):
+                "\(limit - kept) clients are connected; the last \(kept) places of max_clients (\(limit)) are kept for clients that may control; try again later"
+            case .userLimit(let uid, let limit):
+                "uid \(uid) has \(limit) connections open, as many as one user may have (max_clients_per_user); close one and try again"
             }
-            r.admitted += 1
-            return true
         }
     }
 
-    func releaseClientSlot() { registry.withLockedValue { $0.admitted -= 1 } }
+    /// Takes a place for a new connection of `peer`, which may do `level`; why not when it cannot have one: all
+    /// `maxClients` are taken, or all but those kept for control and it may only read, or its user has
+    /// `maxClientsPerUser` open (unless it is ``ServerConfiguration/uncountedUID``).
+    func reserveClientSlot(for peer: PeerCredentials, level: AccessLevel) -> SlotRefusal? {
+        registry.withLockedValue { r in
+            let kept = ServerConfiguration.reservedForControl(maxClients: r.maxClients)
+            let counted = peer.uid != configuration.uncountedUID
+            let refusal: SlotRefusal?
+            if r.admitted >= r.maxClients {
+                refusal = .full(maxClients: r.maxClients)
+            } else if level < .control && r.admitted >= r.maxClients - kept {
+                refusal = .keptForControl(maxClients: r.maxClients, kept: kept)
+            } else if counted && r.admittedByUID[peer.uid, default: 0] >= r.maxClientsPerUser {
+                refusal = .userLimit(uid: peer.uid, maxClientsPerUser: r.maxClientsPerUser)
+            } else {
+                refusal = nil
+            }
+            if refusal != nil {
+                r.refusedForCapacity += 1
+                return refusal
+            }
+            r.admitted += 1
+            if counted { r.admittedByUID[peer.uid, default: 0] += 1 }
+            return nil
+        }
+    }
+
+    /// Gives back the place ``reserveClientSlot(for:level:)`` took for `peer`.
+    func releaseClientSlot(for peer: PeerCredentials) {
+        registry.withLockedValue { r in
+            r.admitted -= 1
+            guard peer.uid != configuration.uncountedUID, let count = r.admittedByUID[peer.uid] else { return }
+            r.admittedByUID[peer.uid] = count > 1 ? count - 1 : nil
+        }
+    }
 
     /// Changes the policy or its inputs, then judges every open connection again from the credentials it
     /// connected with: one no longer admitted gets `goodbye` with `revokedReason` (after what is already queued for

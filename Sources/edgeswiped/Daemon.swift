@@ -73,6 +73,7 @@ final class Daemon: Service, Sendable {
         seatFollows = (settings.access.followsActiveSession && seat != nil, settings.devices.followsAccelerometer && seat != nil)
         configuration.accessContext = AccessContext(activeSessionUIDs: seat?.activeSession.map { [$0.uid] } ?? [])
         configuration.maxClients = settings.daemon.maxClients
+        configuration.maxClientsPerUser = settings.daemon.maxClientsPerUser
         configuration.stallTimeout = .seconds(settings.daemon.stallTimeoutSeconds)
         if let direct = options.directWrites { configuration.directWriteLimit = direct }
         // What a burst of clients allocated stays in glibc's arenas once they have gone, and resident: hand it
@@ -322,7 +323,9 @@ final class Daemon: Service, Sendable {
             if fresh.devices.followsAccelerometer && !seatFollows.accelerometer {
                 logger.warning("[[devices.override]] now has rotation = \"auto\", which the daemon did not follow at start-up: restart to follow the accelerometer")
             }
-            server.setClientLimits(maxClients: fresh.daemon.maxClients, stallTimeout: .seconds(fresh.daemon.stallTimeoutSeconds))
+            server.setClientLimits(
+                maxClients: fresh.daemon.maxClients, maxClientsPerUser: fresh.daemon.maxClientsPerUser,
+                stallTimeout: .seconds(fresh.daemon.stallTimeoutSeconds))
             server.publishConfig(.reloaded, message: "reloaded \(configPath)", config: ConfigSummary(configuration: fresh.engine, source: configPath))
             logger.info("configuration reloaded", metadata: ["file": "\(configPath)"])
         } catch {
