@@ -71,9 +71,11 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         let compositor = desktop.map { compositorIPC(for: $0, environment: environment, eventLoop: eventLoop, logger: logger) }
         let wayland = Self.waylandConnection(needed: rules.needsKeyboard, environment: environment, logger: logger)
         let keyboard = Self.keyboard(for: rules, on: wayland)
+        let desktopBus: Result<DesktopBus, Errno>
+        do { desktopBus = .success(try DesktopBus(logger: logger)) } catch { desktopBus = .failure(error) }
         let session = Session(
             rules: rules, desktop: desktop, environment: environment, eventLoop: eventLoop, compositor: compositor,
-            keyboard: keyboard, logger: logger)
+            keyboard: keyboard, desktopBus: desktopBus, logger: logger)
         logger.notice("desktop: \(desktop?.rawValue ?? "unknown (no $SWAYSOCK, $HYPRLAND_INSTANCE_SIGNATURE, $NIRI_SOCKET or known $XDG_CURRENT_DESKTOP)")")
         for problem in Session.problems(of: rules, desktop: desktop, compositor: compositor?.failure, keyboard: keyboard?.failure) {
             logger.warning("\(problem)")
