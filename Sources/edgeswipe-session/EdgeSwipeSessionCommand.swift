@@ -55,6 +55,8 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             throw ExitCode(check(checkConfig, environment: environment))
         }
 
+        // Trapped first: a SIGHUP that comes while the session starts must reload, not end it.
+        let signals = await UnixSignalsSequence(trapping: .sighup, .sigterm, .sigint)
         let path = config ?? Self.defaultRulesPath(environment)
         let rules: RuleSet
         switch Self.load(path, explicit: config != nil) {
@@ -86,7 +88,6 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         client.observe { observation in session.handle(observation) }
         logger.notice("following \(socketPath)")
 
-        let signals = await UnixSignalsSequence(trapping: .sighup, .sigterm, .sigint)
         var current = rules
         for await signal in signals {
             guard signal == .sighup else { break }
