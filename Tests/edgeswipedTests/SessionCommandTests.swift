@@ -6,19 +6,9 @@ import Testing
 /// `edgeswipe-session`'s command line: `--check-config`, and SIGHUP reloading its rules, keeping them on error.
 @Suite("edgeswipe-session command line", .serialized)
 struct SessionCommandTests {
+    /// The session with a clean environment plus `environment`.
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Finished {
-        let process = Process()
-        process.executableURL = Paths.edgeswipeSession
-        process.arguments = arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"].merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Finished(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        try edgeswipedTests.run(Paths.edgeswipeSession, arguments, environment: ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"].merging(environment) { $1 })
     }
 
     @Test("--check-config: a good file's rules and what cannot run in this session (exit 0); a bad one's line and cause (exit 1)")
