@@ -284,8 +284,8 @@ let package = Package(
                 "EdgeSwipeSystem", "EdgeSwipeTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses.
-            exclude: ["Web"],
+            // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses; files the tests read.
+            exclude: ["Web", "Fixtures"],
             swiftSettings: strictSwift6),
     ]
 )

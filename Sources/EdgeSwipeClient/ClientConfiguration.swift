@@ -1,5 +1,3 @@
-public import EdgeSwipeProtocol
-
 /// How long to wait between reconnection attempts: exponential, capped, with deterministic jitter.
 ///
 /// The jitter spreads clients that lost the daemon at the same moment (a restart) so they do not all reconnect

@@ -121,7 +121,7 @@ final class DaemonBench {
     // MARK: - Start-up
 
     /// `startup_ms`: from just before `posix_spawn` to reading `READY=1` on our `NOTIFY_SOCKET`.
-    func startup(runs: Int) throws -> JSON {
+    func startup(runs: Int) throws -> JSONValue {
         var times: [Double] = []
         for run in 0..<runs {
             let name = "startup\(run)"
@@ -133,7 +133,7 @@ final class DaemonBench {
             times.append(Double(ready - t0) / 1000)
             child.stop()
         }
-        return .object([
+        return .fields([
             ("startup_ms", .num(median(times), digits: 2)),
             ("runs", .integer(runs)),
             ("min_ms", .num(times.min(), digits: 2)),
@@ -146,7 +146,7 @@ final class DaemonBench {
     // MARK: - Idle
 
     struct IdleResult {
-        var json: JSON
+        var json: JSONValue
         var wakeupsPerSecond: Double
         var ownWakeupsPerSecond: Double
         var cpuMSPerSecond: Double
@@ -174,7 +174,7 @@ final class DaemonBench {
         // one that appears counts in full). The sum is the process's wakeups.
         var switches = 0
         var ownSwitches = 0
-        var threads: [JSON] = []
+        var threads: [JSONValue] = []
         for t in b.threads {
             let before = a.threads.first { $0.tid == t.tid }
             let n = t.voluntary + t.involuntary - (before.map { $0.voluntary + $0.involuntary } ?? 0)
@@ -186,7 +186,7 @@ final class DaemonBench {
             // NIO's event loop is "NIO-ELT-*"; the main thread is "edgeswiped".
             let runtime = t.name.contains("qos") && t.blockedIn != "poll" && t.blockedIn != "ppoll"
             if !runtime { ownSwitches += n }
-            threads.append(.object([
+            threads.append(.fields([
                 ("tid", .integer(t.tid)), ("name", .string(t.name)), ("blocked_in", .string(t.blockedIn)),
                 ("owner", .string(runtime ? "swift runtime (libdispatch)" : "edgeswiped")),
                 ("context_switches", .integer(n)), ("new", .bool(before == nil)),
@@ -196,7 +196,7 @@ final class DaemonBench {
         let exited = a.threads.filter { t in !b.threads.contains { $0.tid == t.tid } }.count
         let wakeups = Double(switches) / dt
         let cpu = Double(b.cpuTicks - a.cpuTicks) * 1000 / ProcSample.ticksPerSecond / dt
-        let json: JSON = .object([
+        let json: JSONValue = .fields([
             ("seconds", .num(dt, digits: 2)),
             ("wakeups_per_s", .num(wakeups, digits: 3)),
             ("own_threads_wakeups_per_s", .num(Double(ownSwitches) / dt, digits: 3)),
@@ -264,7 +264,7 @@ final class DaemonBench {
     // MARK: - Latency
 
     struct LatencyResult {
-        var json: JSON
+        var json: JSONValue
         var percentiles: Percentiles?
         /// Every gesture line's latency, in microseconds (pooled across rounds by the caller).
         var samples: [Int32]
@@ -339,7 +339,7 @@ final class DaemonBench {
         let negative = readers.reduce(0) { $0 + $1.negative }
         let errors = readers.compactMap(\.error)
         return LatencyResult(
-            json: .object([
+            json: .fields([
                 ("p50", .num(p?.p50, digits: 0)),
                 ("p99", .num(p?.p99, digits: 0)),
                 ("p999", .num(p?.p999, digits: 0)),
@@ -358,7 +358,7 @@ final class DaemonBench {
                 ("seconds", .num(elapsed, digits: 1)),
                 ("daemon_exit", exit.map { .integer(Int($0)) } ?? .null),
                 ("max_rss_mb", .num(Double(maxRSS) / 1024, digits: 2)),
-                ("at_max_rss", .object([
+                ("at_max_rss", .fields([
                     ("rss_anon_mb", .num(peak.map { Double($0.rssAnonKB) / 1024 }, digits: 2)),
                     ("rss_file_mb", .num(peak.map { Double($0.rssFileKB) / 1024 }, digits: 2)),
                     ("pss_mb", .num(peak.map { Double($0.pssKB) / 1024 }, digits: 2)),
