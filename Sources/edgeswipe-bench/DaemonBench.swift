@@ -272,6 +272,8 @@ final class DaemonBench {
         var peak: ProcSample?
         /// Every client received every phase, terminal and lifecycle line.
         var allEssentialLines: Bool
+        /// With a hello probe: each newcomer's wait for its hello while the clients streamed, in microseconds.
+        var helloSamples: [Int32] = []
     }
 
     /// How the running daemon `pid` links the Swift runtime, from its mappings.
@@ -283,8 +285,9 @@ final class DaemonBench {
 
     /// Replays the synthetic stream at 240 Hz to `clients` connected sockets, read by up to 16 threads with
     /// poll, and measures each gesture line from its `time_us` (the input's instant on the daemon's monotonic
-    /// clock) to the moment a client's `read` returned it.
-    func latency(clients: Int, seconds: Double) throws -> LatencyResult {
+    /// clock) to the moment a client's `read` returned it. With `helloProbe` (seconds between connections), a
+    /// newcomer connects over and over while they stream (``HelloProbe``).
+    func latency(clients: Int, seconds: Double, helloProbe: Double? = nil) throws -> LatencyResult {
         let name = "latency\(clients)"
         let socketPath = scratch.file("\(name).sock")
         let (child, notify, _, pid) = try start(name, [
@@ -320,11 +323,15 @@ final class DaemonBench {
             if readers.isEmpty { for fd in fds { close(fd) } }
             throw error
         }
+        let probe = helloProbe.map { HelloProbe(path: socketPath, interval: $0) }
+        probe?.start()
         var peak: ProcSample? = nil
         while child.isRunning && monotonicSeconds() < deadline {
             if let s = ProcSample.read(pid: pid), s.rssKB > (peak?.rssKB ?? 0) { peak = s }
             sleepSeconds(0.25)
         }
+        probe?.stop()
+        let hello = probe.flatMap { Percentiles($0.samples) }
         let maxRSS = peak?.rssKB ?? 0
         let exit = child.isRunning ? nil : child.poll()
         for r in readers { r.join() }
@@ -365,11 +372,18 @@ final class DaemonBench {
                     ("threads", .integer(peak?.threads.count ?? 0)),
                 ])),
                 ("errors", .array(errors.map { .string($0) })),
+                ("hello_while_streaming_us", probe.map { p in
+                    .fields([
+                        ("p50", .num(hello?.p50, digits: 0)), ("p99", .num(hello?.p99, digits: 0)), ("max", .num(hello?.max, digits: 0)),
+                        ("samples", .integer(hello?.count ?? 0)), ("failures", .integer(p.failures)),
+                    ])
+                } ?? .null),
             ]),
             percentiles: p, samples: all, maxRSSKB: maxRSS, peak: peak,
             // Every client the same count (none missed one another got), and no fewer than the in-process engine
             // makes (the daemon adds a few of its own at the replay's end: the device's removal and what follows).
             allEssentialLines: essential.count == clients && essential.min() == essential.max()
-                && (essential.min() ?? 0) >= expectedEssentialLines)
+                && (essential.min() ?? 0) >= expectedEssentialLines,
+            helloSamples: probe?.samples ?? [])
     }
 }

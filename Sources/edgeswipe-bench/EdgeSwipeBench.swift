@@ -56,6 +56,9 @@ struct EdgeSwipeBench: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Idle clients the daemon's input thread writes to directly per batch, the rest through its event loop (0: every write through the loop, the two-hop path). Default: the daemon's (all).", valueName: "n"))
     var directWrites: Int?
 
+    @Option(name: .long, help: ArgumentHelp("While each latency run streams, a newcomer connects every this many milliseconds and times its hello (hello_while_streaming_us): what a client waits to be let in while every publish is sent out. Off by default: the newcomers are load of their own.", valueName: "ms"))
+    var helloProbeMs: Double?
+
     @Option(name: .long, help: "Seconds of the idle window.")
     var idleSeconds: Double = 10
 
@@ -87,6 +90,7 @@ struct EdgeSwipeBench: ParsableCommand {
         }
         guard events > 0, events <= 100_000_000 else { throw ValidationError("--events must be 1...100000000") }
         guard rounds >= 1, rounds <= 50 else { throw ValidationError("--rounds must be 1...50") }
+        if let helloProbeMs, !(1...10_000).contains(helloProbeMs) { throw ValidationError("--hello-probe-ms must be 1...10000") }
     }
 
     func run() throws {
@@ -197,6 +201,7 @@ struct EdgeSwipeBench: ParsableCommand {
                 var samples: [Int: [Int32]] = [:]
                 var floorSamples: [Int: [Int32]] = [:]
                 var matchedSamples: [Int: [Int32]] = [:]
+                var helloSamples: [Int: [Int32]] = [:]
                 var runs: [Int: [JSONValue]] = [:]
                 var complete: [Int: Bool] = [:]
                 var byRound: [JSONValue] = []
@@ -223,8 +228,9 @@ struct EdgeSwipeBench: ParsableCommand {
                     var ratios: [(String, JSONValue)] = []
                     for n in counts {
                         log("latency, round \(round) of \(rounds): \(n) client\(n == 1 ? "" : "s"), \(latencySeconds) s of 240 Hz replay")
-                        let r = try bench.latency(clients: n, seconds: latencySeconds)
+                        let r = try bench.latency(clients: n, seconds: latencySeconds, helloProbe: helloProbeMs.map { $0 / 1000 })
                         samples[n, default: []] += r.samples
+                        helloSamples[n, default: []] += r.helloSamples
                         runs[n, default: []].append(r.json)
                         complete[n] = (complete[n] ?? true) && r.allEssentialLines
                         if !r.allEssentialLines {
@@ -290,6 +296,14 @@ struct EdgeSwipeBench: ParsableCommand {
                             + "load \(loadAverage()) at the end, \(nproc()) cores")
                     try curve.svg().write(toFile: latencyPlot, atomically: true, encoding: .utf8)
                     log("latency: the curve is in \(latencyPlot)")
+                }
+                if helloProbeMs != nil {
+                    report.append(("hello_while_streaming_us", .fields(counts.map { n in
+                        let p = Percentiles(helloSamples[n] ?? [])
+                        return (String(n), .fields([
+                            ("p50", .num(p?.p50, digits: 0)), ("p99", .num(p?.p99, digits: 0)), ("samples", .integer(p?.count ?? 0)),
+                        ]))
+                    })))
                 }
                 report.append(("latency_every_client_got_every_phase", .fields(counts.map { (String($0), .bool(complete[$0] ?? false)) })))
                 if let rss100 { details.append(("rss_100_clients_kb", .integer(rss100))) }
