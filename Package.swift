@@ -1,4 +1,6 @@
-// swift-tools-version:6.1
+// swift-tools-version: 6.3;(experimentalCGen)
+// experimentalCGen: SwiftPM 6.3 compiles the C sources and headers a build-tool plugin generates only with this opt-in
+// (Plugins/WaylandScanner: the Wayland protocol glue of CWayland). Swift 6.3 or newer builds the package.
 import PackageDescription
 
 let strictSwift6: [SwiftSetting] = [
@@ -14,6 +16,7 @@ let package = Package(
         .executable(name: "edgeswiped", targets: ["edgeswiped"]),
         .executable(name: "edgeswipectl", targets: ["edgeswipectl"]),
         .executable(name: "edgeswipe-web", targets: ["edgeswipe-web"]),
+        .executable(name: "edgeswipe-session", targets: ["edgeswipe-session"]),
         .library(name: "EdgeSwipeCore", targets: ["EdgeSwipeCore"]),
         .library(name: "EdgeSwipeProtocol", targets: ["EdgeSwipeProtocol"]),
         .library(name: "EdgeSwipeClient", targets: ["EdgeSwipeClient"]),
@@ -177,16 +180,55 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/edgeswipe.js"), .embedInCode("Web/page.js")],
+            resources: [
+                .embedInCode("Web/index.html"), .embedInCode("Web/edgeswipe.js"), .embedInCode("Web/page.js"),
+                .embedInCode("Web/about.html"),
+            ],
             swiftSettings: strictSwift6
         ),
         .executableTarget(
             name: "edgeswipe-web",
             dependencies: [
-                "EdgeSwipeWeb", "EdgeSwipeClient", "EdgeSwipeSystem",
+                "EdgeSwipeWeb", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+
+        // The user's desktop: libwayland-client, xkbcommon and the glue `wayland-scanner` generates at build time from
+        // our own protocol XML (protocols/*.xml, through the WaylandScanner plugin). Only EdgeSwipeSession imports it.
+        .plugin(name: "WaylandScanner", capability: .buildTool()),
+        .target(
+            name: "CWayland",
+            linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("xkbcommon")],
+            plugins: ["WaylandScanner"]
+        ),
+
+        // The session client (`edgeswipe-session`): the user's rules (session.toml), matched against the daemon's
+        // stream, and the effects they fire (compositor IPC, keys through the virtual keyboard, D-Bus, commands).
+        .target(
+            name: "EdgeSwipeSession",
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem", "EdgeSwipeBus", "CWayland",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
+            name: "edgeswipe-session",
+            dependencies: [
+                "EdgeSwipeSession", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -275,13 +317,22 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(name: "EdgeSwipeWebTests", dependencies: ["EdgeSwipeWeb", "EdgeSwipeCore", "EdgeSwipeProtocol", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeSessionTests",
+            dependencies: [
+                "EdgeSwipeSession", "EdgeSwipeProtocol", "EdgeSwipeCore", "EdgeSwipeConfig", "EdgeSwipeSystem", "EdgeSwipeBus", "EdgeSwipeTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipePlotTests", dependencies: ["EdgeSwipePlot"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeBenchSupportTests", dependencies: ["EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput"], swiftSettings: strictSwift6),
         .testTarget(
             name: "edgeswipedTests",
             dependencies: [
                 "EdgeSwipeCore", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeFingerScript",
-                "EdgeSwipeSystem", "EdgeSwipeTestSupport",
+                "EdgeSwipeSystem", "EdgeSwipeTestSupport", "EdgeSwipeSession",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses; files the tests read.

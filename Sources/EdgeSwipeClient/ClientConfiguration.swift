@@ -1,3 +1,5 @@
+import Glibc
+
 /// How long to wait between reconnection attempts: exponential, capped, with deterministic jitter.
 ///
 /// The jitter spreads clients that lost the daemon at the same moment (a restart) so they do not all reconnect
@@ -98,6 +100,10 @@ extension EdgeSwipeClient {
 
     /// The system service's socket.
     public static let systemSocketPath = "/run/edgeswipe/edgeswipe.sock"
+
+    /// What a person can do when no daemon listens at the socket a tool tried, in every tool's message.
+    public static let noDaemonAdvice =
+        "Start one (edgeswiped; in the source tree, scripts/quickstart runs it on the demo), or point at another with --socket PATH or EDGESWIPE_SOCKET=PATH."
 
     /// What `--socket` says about its default, in every command's help.
     public static let defaultSocketHelp =

@@ -77,13 +77,16 @@ public final class EdgeSwipeServer: Sendable {
             try? group.syncShutdownGracefully()
             throw error
         }
+        // What the seat's active session may do: "read", "read+control", or "none" (never an empty field).
+        let sessionGrant = [policy.read.activeSession ? "read" : nil, policy.control.activeSession ? "control" : nil]
+            .compactMap { $0 }.joined(separator: "+")
         logger.info(
             "listening",
             metadata: [
                 "socket": "\(path ?? "fd \(listener.fd.rawValue)")",
                 "read_uids": "\(policy.read.uids.sorted())", "read_gids": "\(policy.read.gids.sorted())",
                 "control_uids": "\(policy.control.uids.sorted())", "control_gids": "\(policy.control.gids.sorted())",
-                "active_session": "\(policy.read.activeSession ? "read" : "")\(policy.control.activeSession ? "+control" : "")",
+                "active_session": "\(sessionGrant.isEmpty ? "none" : sessionGrant)",
             ])
         return EdgeSwipeServer(core: core, group: group, acceptor: acceptor, socketPath: path)
     }
