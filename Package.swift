@@ -89,8 +89,9 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
-        // sd-bus (libsystemd, behind CSystemd) as Swift values: the daemon's seat reads the system bus with it, and
-        // edgeswipe-session's D-Bus effects call the session bus.
+        // libsystemd (behind CSystemd) as Swift values: sd-bus, with which the daemon's seat reads the system bus and
+        // edgeswipe-session's D-Bus effects call the session bus; and the service manager's calls (sd_notify,
+        // sd_listen_fds, sd_watchdog_enabled) the daemon makes.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "EdgeSwipeBus", dependencies: ["EdgeSwipeCore", "CSystemd"], swiftSettings: strictSwift6),
 
@@ -137,8 +138,8 @@ let package = Package(
         .executableTarget(
             name: "edgeswiped",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeSeat", "EdgeSwipeConfig", "EdgeSwipeProtocol",
-                "EdgeSwipeServer", "EdgeSwipeSystem",
+                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeSeat", "EdgeSwipeBus", "EdgeSwipeConfig",
+                "EdgeSwipeProtocol", "EdgeSwipeServer", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -341,8 +342,8 @@ let package = Package(
                 "EdgeSwipeSystem", "EdgeSwipeTestSupport", "EdgeSwipeSession",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses.
-            exclude: ["Web"],
+            // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses; files the tests read.
+            exclude: ["Web", "Fixtures"],
             swiftSettings: strictSwift6),
     ]
 )

@@ -222,10 +222,7 @@ public final class EdgeSwipeServer: Sendable {
         guard stopped.withLockedValue({ s in defer { s = true }; return !s }) else { return }
         await acceptor.stop()
         acceptor.closeListener()  // the socket in use now: the original, or the one ``rebind()`` made
-        let connections = core.registry.withLockedValue { r in
-            r.closing = true
-            return Array(r.connections.values)
-        }
+        let connections = core.close()
         var goodbye = EncodedBatch(capacity: 256)
         goodbye.appendGoodbye(.shutdown, message: message, time: core.configuration.clock())
         let shared = SharedBatch(goodbye)

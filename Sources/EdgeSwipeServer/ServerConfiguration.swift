@@ -1,5 +1,5 @@
 public import EdgeSwipeCore
-public import EdgeSwipeProtocol
+import EdgeSwipeProtocol
 import EdgeSwipeSystem
 import Glibc
 
@@ -11,7 +11,7 @@ public struct ServerConfiguration: Sendable {
         /// is removed at shutdown if it is still ours.
         case path(String)
         /// Adopt a descriptor that is already bound and listening: systemd socket activation
-        /// (``SocketActivation/listeningDescriptors()``). It is never unlinked.
+        /// (the daemon asks libsystemd for it: `ServiceManager.listeningDescriptors()`). It is never unlinked.
         case fileDescriptor(Int32)
     }
 
