@@ -1,6 +1,8 @@
 import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeRecordings
+import EdgeSwipeSeat
 import EdgeSwipeProtocol
 import EdgeSwipeServer
 import EdgeSwipeSystem

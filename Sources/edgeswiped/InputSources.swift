@@ -1,6 +1,7 @@
 import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 import Logging
 
 /// Live touchscreens and touchpads, read through libinput and libevdev.

@@ -1,5 +1,6 @@
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeSeat
 import EdgeSwipeProtocol
 import EdgeSwipeSystem
 import Logging

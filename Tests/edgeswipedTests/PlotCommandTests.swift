@@ -1,6 +1,7 @@
 import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 import Foundation
 import Testing
 
