@@ -167,6 +167,10 @@ public struct Engine: Sendable {
         /// The run-out in flight, from the report that started it.
         var runOut: AnimationSpec?
         var nextTick: MonotonicInstant = .zero
+        /// While a finger drives it: when that finger, still since its last motion, has been still for its velocity
+        /// window, so that a release would have no velocity. Clients are then told so (a `changed` at velocity 0,
+        /// with its release judgement), since a finger at rest sends nothing.
+        var restsAt: MonotonicInstant?
 
         var isRunningOut: Bool { last.phase.isRunningOut }
     }
@@ -313,6 +317,13 @@ public struct Engine: Sendable {
             apply(.tick, to: i, into: &events)
             running[i].nextTick = nextTick(after: now, from: running[i])
         }
+        // A finger that holds still sends nothing: once its velocity window has passed, a release would have no
+        // velocity, and clients hear so (the percent unchanged, at velocity 0, with the release judgement at rest).
+        for i in running.indices where running[i].last.phase == .changed {
+            guard let rest = running[i].restsAt, rest <= now else { continue }
+            running[i].restsAt = nil
+            apply(.update(Progress(percent: running[i].last.progress.percent, velocity: .zero)), to: i, into: &events)
+        }
     }
 
     /// Ticks every deadline before `time`, in order: virtual time, for replays and tests, where nothing waits
@@ -330,12 +341,19 @@ public struct Engine: Sendable {
         }
     }
 
-    /// When the host must call ``tick(at:)`` next; `nil` while nothing animates, so an idle host sleeps.
+    /// When the host must call ``tick(at:)`` next (a run-out's frame, or a still finger's rest); `nil` while nothing
+    /// animates and no finger is left to come to rest, so an idle host sleeps.
     public var nextDeadline: MonotonicInstant? {
         var best: MonotonicInstant? = nil
-        for t in running where t.isRunningOut {
-            guard let spec = t.runOut else { continue }
-            let due = min(t.nextTick, spec.end)
+        for t in running {
+            let due: MonotonicInstant
+            if t.isRunningOut, let spec = t.runOut {
+                due = min(t.nextTick, spec.end)
+            } else if t.last.phase == .changed, let rest = t.restsAt {
+                due = rest
+            } else {
+                continue
+            }
             if best.map({ due < $0 }) ?? true { best = due }
         }
         return best
@@ -575,7 +593,15 @@ public struct Engine: Sendable {
 
     private mutating func drive(_ m: ScreenEdgePanRecognizer.Motion, device index: Int, into events: inout [EngineEvent]) {
         guard case .transition(let id) = devices[index].target, let t = runningIndex(id) else { return }
-        apply(.update(progress(m, device: index)), to: t, into: &events)
+        let p = progress(m, device: index)
+        apply(.update(p), to: t, into: &events)
+        noteMotion(of: id, velocity: p.velocity, window: devices[index].settings.recognizer.velocityWindow)
+    }
+
+    /// A finger moved transition `id` at `velocity`: if it then holds still for `window`, it is at rest.
+    private mutating func noteMotion(of id: TransitionID, velocity: PercentPerSecond, window: Microseconds) {
+        guard let t = runningIndex(id) else { return }
+        running[t].restsAt = velocity.value == 0 ? nil : now.advanced(by: window)
     }
 
     private mutating func release(
@@ -799,7 +825,9 @@ public struct Engine: Sendable {
 
     private mutating func driveSwipe(_ m: SwipeRecognizer.Motion, device index: Int, into events: inout [EngineEvent]) {
         guard case .transition(let id) = devices[index].target, let t = runningIndex(id) else { return }
-        apply(.update(swipeProgress(m, device: index)), to: t, into: &events)
+        let p = swipeProgress(m, device: index)
+        apply(.update(p), to: t, into: &events)
+        noteMotion(of: id, velocity: p.velocity, window: devices[index].settings.swipe.velocityWindow)
     }
 
     private func emitSwipe(
@@ -989,7 +1017,20 @@ public struct Engine: Sendable {
             interactive: t.interaction.isInteractive, presentationStyle: t.plan.presentationStyle, edge: t.edge,
             device: t.device, swipe: t.swipe, swipeFingers: t.swipeFingers, animation: report.animation,
             geometry: geometry ?? t.animator.geometry(for: t.plan, moving: t.motion, at: report.progress.percent),
-            isProgress: report.isProgressOnly)))
+            isProgress: report.isProgressOnly, release: releaseJudgement(of: t, report))))
+    }
+
+    /// What a release now would conclude, for a transition a finger drives (`changed`): the driving gesture's
+    /// release decision at the report's percent and velocity, as ``release(_:velocity:cancelled:device:into:)``
+    /// would judge it.
+    private func releaseJudgement(
+        of t: RunningTransition, _ report: PercentDrivenInteractiveTransition.Report
+    ) -> ReleaseJudgement? {
+        guard report.phase == .changed, let d = devices.firstIndex(where: { $0.target == .transition(t.id) }) else { return nil }
+        let decision = devices[d].decision
+        return ReleaseJudgement(
+            projected: decision.projectedPercent(report.progress), threshold: decision.threshold,
+            flickVelocity: decision.flickVelocity)
     }
 
     private func nextTick(after time: MonotonicInstant, from t: RunningTransition) -> MonotonicInstant {
