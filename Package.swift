@@ -248,8 +248,10 @@ let package = Package(
         ),
 
         // Helpers several test targets share (temporary directories, waiting on a condition, the state machines'
-        // table runner); no product.
-        .target(name: "EdgeSwipeTestSupport", dependencies: ["EdgeSwipeCore"], path: "Tests/TestSupport", swiftSettings: strictSwift6),
+        // table runner, a stream for drawing clients); no product.
+        .target(
+            name: "EdgeSwipeTestSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeProtocol"], path: "Tests/TestSupport",
+            swiftSettings: strictSwift6),
         // Evdev events written as data and small modelled devices, for the input and the recordings tests.
         .target(
             name: "EdgeSwipeInputTestSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeInput"], path: "Tests/InputTestSupport",
@@ -296,7 +298,11 @@ let package = Package(
             ],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "EdgeSwipeClientTests", dependencies: ["EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
+            name: "EdgeSwipeClientTests",
+            dependencies: [
+                "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeSystem", "EdgeSwipeTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strictSwift6
         ),
         .testTarget(name: "EdgeSwipeWebTests", dependencies: ["EdgeSwipeWeb", "EdgeSwipeCore", "EdgeSwipeProtocol", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strictSwift6),
