@@ -199,12 +199,15 @@ let package = Package(
             plugins: ["WaylandScanner"]
         ),
 
+        // cairo, with which the session's overlay draws its frames into wl_shm buffers; only EdgeSwipeSession imports it.
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+
         // The session client (`edgeswipe-session`): the user's rules (session.toml), matched against the daemon's
         // stream, and the effects they fire (compositor IPC, keys through the virtual keyboard, D-Bus, commands).
         .target(
             name: "EdgeSwipeSession",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem", "CWayland",
+                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem", "CWayland", "CCairo",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

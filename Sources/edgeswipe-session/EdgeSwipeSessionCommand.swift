@@ -69,14 +69,17 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         let eventLoop = group.next()
         let desktop = Desktop.detect(environment: environment)
         let compositor = desktop.map { compositorIPC(for: $0, environment: environment, eventLoop: eventLoop, logger: logger) }
-        let wayland = Self.keyboard(for: rules, environment: environment, logger: logger)
+        let wayland = Self.waylandConnection(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment, logger: logger)
+        let keyboard = Self.keyboard(for: rules, on: wayland)
         let session = Session(
             rules: rules, desktop: desktop, environment: environment, eventLoop: eventLoop, compositor: compositor,
-            keyboard: wayland, logger: logger)
+            keyboard: keyboard, logger: logger)
         logger.notice("desktop: \(desktop?.rawValue ?? "unknown (no $SWAYSOCK, $HYPRLAND_INSTANCE_SIGNATURE, $NIRI_SOCKET or known $XDG_CURRENT_DESKTOP)")")
-        for problem in Session.problems(of: rules, desktop: desktop, compositor: compositor?.failure, keyboard: wayland?.failure) {
+        for problem in Session.problems(of: rules, desktop: desktop, compositor: compositor?.failure, keyboard: keyboard?.failure) {
             logger.warning("\(problem)")
         }
+        let overlay = Self.overlay(rules.overlay, on: wayland, logger: logger)
+        if let overlay { session.observe { overlay.handle($0) } }
 
         let socketPath = socket ?? EdgeSwipeClient.defaultSocketPath(environment: environment) { (try? Stat(FilePath($0))) != nil }
         let client = EdgeSwipeClient(socketPath: socketPath, eventLoopGroup: group)
@@ -91,8 +94,9 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             case .success(let r):
                 current = r
                 session.replace(r)
+                overlay?.replace(r.overlay)
                 logger.notice("reloaded: \(r.rules.count) rules from \(r.source)")
-                for problem in Session.problems(of: r, desktop: desktop, compositor: compositor?.failure, keyboard: wayland?.failure) {
+                for problem in Session.problems(of: r, desktop: desktop, compositor: compositor?.failure, keyboard: keyboard?.failure) {
                     logger.warning("\(problem)")
                 }
             case .failure(let error):
@@ -100,6 +104,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             }
         }
         await client.close()
+        if let overlay { logger.notice("overlay: \(overlay.summary)") }
         try? await group.shutdownGracefully()
     }
 
@@ -115,19 +120,29 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         do { return .success(try SessionRulesParser.load(path: path)) } catch { return .failure(error) }
     }
 
-    /// The virtual keyboard, when a rule sends keys.
-    static func keyboard(for rules: RuleSet, environment: [String: String], logger: Logger) -> Result<VirtualKeyboard, WaylandError>? {
-        guard rules.needsKeyboard else { return nil }
+    /// The session's one Wayland connection, when a part needs it (rules that send keys, the overlay), with its
+    /// event thread running.
+    static func waylandConnection(needed: Bool, environment: [String: String], logger: Logger) -> Result<WaylandConnection, WaylandError>? {
+        guard needed else { return nil }
         guard !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty else {
             return .failure(WaylandError("$WAYLAND_DISPLAY is not set (not a Wayland session)"))
         }
         do {
             let connection = try WaylandConnection(logger: logger)
-            let keyboard = try VirtualKeyboard(connection: connection)
-            try? connection.start()
-            return .success(keyboard)
+            do { try connection.start() } catch { return .failure(WaylandError("cannot start the Wayland thread: \(error)")) }
+            return .success(connection)
         } catch {
             return .failure(error)
+        }
+    }
+
+    /// The virtual keyboard on `wayland`, when a rule sends keys.
+    static func keyboard(for rules: RuleSet, on wayland: Result<WaylandConnection, WaylandError>?) -> Result<VirtualKeyboard, WaylandError>? {
+        guard rules.needsKeyboard, let wayland else { return nil }
+        switch wayland {
+        case .failure(let error): return .failure(error)
+        case .success(let connection):
+            do { return .success(try VirtualKeyboard(connection: connection)) } catch { return .failure(error) }
         }
     }
 
@@ -144,9 +159,8 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         }
         let desktop = Desktop.detect(environment: environment)
         var keyboardProblem: WaylandError? = nil
-        if rules.needsKeyboard {
-            if case .failure(let e)? = Self.keyboard(for: rules, environment: environment, logger: Logger(label: "check")) { keyboardProblem = e }
-        }
+        let wayland = Self.waylandConnection(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment, logger: Logger(label: "check"))
+        if case .failure(let e)? = Self.keyboard(for: rules, on: wayland) { keyboardProblem = e }
         let compositorProblem: CompositorIPCError? = desktop.flatMap { d in
             if case .failure(let e) = compositorIPC(for: d, environment: environment, eventLoop: EmbeddedEventLoopStandIn.loop, logger: Logger(label: "check")) { return e }
             return nil
@@ -154,6 +168,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         let problems = Session.problems(of: rules, desktop: desktop, compositor: compositorProblem, keyboard: keyboardProblem)
         print("this session: \(desktop?.rawValue ?? "unknown desktop")\(problems.isEmpty ? ", every rule can run" : "")")
         for p in problems { print("  note: \(p)") }
+        print("overlay: \(Self.overlayStatus(rules.overlay, on: wayland))")
         return 0
     }
 }

@@ -6,6 +6,7 @@
 #include <wayland-client.h>
 #include <xkbcommon/xkbcommon.h>
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
+#include "wlr-layer-shell-unstable-v1-client-protocol.h"
 
 /* wl_display_get_error's fatal protocol error, with the interface and code it names (wl_display_get_protocol_error
    takes an out-parameter of interface pointer, which Swift sees as a double pointer to a C struct). */
