@@ -71,6 +71,7 @@ build:
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswiped
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswipectl
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswipe-web
+	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswipe-session
 
 test:
 	scripts/test
@@ -79,11 +80,14 @@ install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(UDEVDIR) \
 		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/edgeswipe $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
-	install -m 0755 $(BIN)/edgeswiped $(BIN)/edgeswipectl $(BIN)/edgeswipe-web $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(BIN)/edgeswiped $(BIN)/edgeswipectl $(BIN)/edgeswipe-web $(BIN)/edgeswipe-session $(DESTDIR)$(BINDIR)/
 	for unit in edgeswiped.service edgeswiped.socket; do \
 		sed 's|/usr/local/bin|$(BINDIR)|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
 		sed 's|/usr/local/bin|$(BINDIR)|g' systemd/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit; \
 	done
+	sed 's|/usr/local/bin|$(BINDIR)|g' systemd/user/edgeswipe-session.service > $(DESTDIR)$(USERUNITDIR)/edgeswipe-session.service
+	install -d $(DESTDIR)$(PREFIX)/share/doc/edgeswipe
+	install -m 0644 config/session.toml $(DESTDIR)$(PREFIX)/share/doc/edgeswipe/session.toml.example
 	install -m 0644 udev/71-edgeswipe.rules $(DESTDIR)$(UDEVDIR)/
 	install -m 0644 packaging/edgeswipe.sysusers $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf
 	[ -e $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml ] || \
@@ -93,10 +97,12 @@ install: build
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --product edgeswiped --section 8
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --product edgeswipectl --section 1
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --product edgeswipe-web --section 1
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --product edgeswipe-session --section 1
 	install -m 0644 .build/plugins/GenerateManual/outputs/edgeswiped/edgeswiped.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 .build/plugins/GenerateManual/outputs/edgeswipectl/edgeswipectl.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 .build/plugins/GenerateManual/outputs/edgeswipe-web/edgeswipe-web.1 $(DESTDIR)$(MANDIR)/man1/
-	for tool in edgeswiped edgeswipectl edgeswipe-web; do \
+	install -m 0644 .build/plugins/GenerateManual/outputs/edgeswipe-session/edgeswipe-session.1 $(DESTDIR)$(MANDIR)/man1/
+	for tool in edgeswiped edgeswipectl edgeswipe-web edgeswipe-session; do \
 		$(BIN)/$$tool --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/$$tool; \
 		$(BIN)/$$tool --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_$$tool; \
 		$(BIN)/$$tool --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/$$tool.fish; \
@@ -104,6 +110,8 @@ install: build
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/edgeswiped $(DESTDIR)$(BINDIR)/edgeswipectl $(DESTDIR)$(BINDIR)/edgeswipe-web \
+		$(DESTDIR)$(BINDIR)/edgeswipe-session $(DESTDIR)$(USERUNITDIR)/edgeswipe-session.service \
+		$(DESTDIR)$(MANDIR)/man1/edgeswipe-session.1 $(DESTDIR)$(PREFIX)/share/doc/edgeswipe/session.toml.example \
 		$(DESTDIR)$(UNITDIR)/edgeswiped.service $(DESTDIR)$(UNITDIR)/edgeswiped.socket \
 		$(DESTDIR)$(USERUNITDIR)/edgeswiped.service $(DESTDIR)$(USERUNITDIR)/edgeswiped.socket \
 		$(DESTDIR)$(UDEVDIR)/71-edgeswipe.rules $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf \

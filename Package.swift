@@ -324,7 +324,7 @@ let package = Package(
             name: "edgeswipedTests",
             dependencies: [
                 "EdgeSwipeCore", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeFingerScript",
-                "EdgeSwipeSystem", "EdgeSwipeTestSupport",
+                "EdgeSwipeSystem", "EdgeSwipeTestSupport", "EdgeSwipeSession",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses.

@@ -73,6 +73,10 @@ public struct RuleMatcher: Sendable {
     private var devices: [UInt32: DeviceInfo] = [:]
     private var fingersByDevice: [UInt32: Int] = [:]
     private var running: [UInt64: Tracked] = [:]
+    /// The latest transitions that ended on this connection: a line about one of them (a repeated terminal line)
+    /// fires nothing. Bounded; cleared by a `hello` (a restarted daemon numbers its transitions from 1 again).
+    private var ended: [UInt64] = []
+    static let endedMemory = 64
 
     struct Tracked {
         var facts: TransitionFacts
@@ -106,6 +110,7 @@ public struct RuleMatcher: Sendable {
             // A new connection: transitions not running any more ended while we were away, and must not fire.
             let alive = Set(h.state.running.map(\.id))
             running = running.filter { alive.contains($0.key) }
+            ended = []
             return []
         case .device(let d):
             if d.change == .removed { devices[d.device.id] = nil } else { devices[d.device.id] = d.device }
@@ -126,6 +131,7 @@ public struct RuleMatcher: Sendable {
     }
 
     private mutating func transition(_ t: TransitionMessage, app: String?) -> [Firing] {
+        if running[t.id] == nil && ended.contains(t.id) { return [] }
         var tracked = running[t.id] ?? Tracked(facts: facts(t))
         tracked.facts.percent = t.percent
         tracked.facts.velocity = t.velocity
@@ -148,6 +154,8 @@ public struct RuleMatcher: Sendable {
             return []
         case .completed, .cancelled:
             running[t.id] = nil
+            ended.append(t.id)
+            if ended.count > Self.endedMemory { ended.removeFirst() }
             return first(t.phase == .completed ? .completed : .cancelled, tracked.facts, app: app).map { [$0] } ?? []
         }
     }

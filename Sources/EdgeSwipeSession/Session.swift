@@ -89,6 +89,12 @@ public final class Session: @unchecked Sendable {
         }
     }
 
+    /// Stops following the compositor (before the event loop shuts down, so that its closed connections are not
+    /// taken for the compositor's).
+    public func stop() {
+        if case .success(let ipc)? = compositor { ipc.stop() }
+    }
+
     /// Also hands every observation to `body` (on the event loop, after the rules): how another part of the
     /// session (the overlay) follows the same stream.
     public func observe(_ body: @escaping @Sendable (EdgeSwipeClient.Observation) -> Void) {

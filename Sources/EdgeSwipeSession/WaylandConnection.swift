@@ -1,4 +1,4 @@
-import CWayland
+public import CWayland
 import EdgeSwipeSystem
 import Glibc
 public import Logging
@@ -19,7 +19,8 @@ public final class WaylandConnection: @unchecked Sendable {
         public var version: UInt32
     }
 
-    let display: OpaquePointer
+    /// The `wl_display`, for the parts that make their own objects on it (the overlay's surfaces).
+    public let display: OpaquePointer
     private let registry: OpaquePointer
     private let logger: Logger
     private let wake: WakePipe
@@ -70,7 +71,7 @@ public final class WaylandConnection: @unchecked Sendable {
     public func global(_ interface: String) -> Global? { globals.first { $0.interface == interface } }
 
     /// Binds `global` with `wlInterface` at `min(version, global.version)`; the proxy is the caller's to destroy.
-    func bind(_ global: Global, _ wlInterface: UnsafePointer<wl_interface>, version: UInt32) -> OpaquePointer? {
+    public func bind(_ global: Global, _ wlInterface: UnsafePointer<wl_interface>, version: UInt32) -> OpaquePointer? {
         wl_registry_bind(registry, global.name, wlInterface, min(version, global.version)).map { OpaquePointer($0) }
     }
 

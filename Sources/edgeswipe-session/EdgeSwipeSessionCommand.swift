@@ -96,13 +96,16 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
                 session.replace(r)
                 overlay?.replace(r.overlay)
                 logger.notice("reloaded: \(r.rules.count) rules from \(r.source)")
-                for problem in Session.problems(of: r, desktop: desktop, compositor: compositor?.failure, keyboard: keyboard?.failure) {
+                // The keyboard is made at start-up: a reload that adds the first key rule needs a restart.
+                let keys = keyboard ?? (r.needsKeyboard ? .failure(WaylandError("no key rule at start-up; restart edgeswipe-session to send keys")) : nil)
+                for problem in Session.problems(of: r, desktop: desktop, compositor: compositor?.failure, keyboard: keys?.failure) {
                     logger.warning("\(problem)")
                 }
             case .failure(let error):
                 logger.error("reload refused, keeping the \(current.rules.count) rules from \(current.source): \(error)")
             }
         }
+        session.stop()
         await client.close()
         if let overlay { logger.notice("overlay: \(overlay.summary)") }
         try? await group.shutdownGracefully()
