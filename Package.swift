@@ -327,8 +327,9 @@ let package = Package(
                 "EdgeSwipeSystem", "EdgeSwipeTestSupport", "EdgeSwipeSession",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses.
-            exclude: ["Web"],
+            // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses, and the overlay
+            // tests' click probe (a C Wayland client the tests build).
+            exclude: ["Web", "Wayland"],
             swiftSettings: strictSwift6),
     ]
 )

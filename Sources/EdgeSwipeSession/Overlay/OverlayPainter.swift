@@ -42,8 +42,10 @@ public struct OverlayPainter: Sendable {
     /// Half the bump's length along the edge at full depth.
     static let halfLength = 78.0
     static let knobRadius = 19.0
-    /// The rubber band's bump at its limit.
-    static let blockedDepth = 30.0
+    /// The rubber band's bump at its limit, and its knob: smaller, so that it shows early (the band itself stops
+    /// short of its limit, and most of its travel comes first).
+    static let blockedDepth = 40.0
+    static let blockedKnobRadius = 14.0
 
     // MARK: Geometry
 
@@ -55,7 +57,7 @@ public struct OverlayPainter: Sendable {
             if r <= 1 { return depth * (1 - (1 - r) * (1 - r)) }
             return depth + overreach * (1 - exp(-(r - 1) * 2))
         case .blocked:
-            return blockedDepth * min(1.3, max(0, i.reach))
+            return blockedDepth * pow(min(1.3, max(0, i.reach)), 0.6)
         }
     }
 
@@ -227,8 +229,8 @@ public struct OverlayPainter: Sendable {
         cairo_fill(cr)
 
         // The knob, emerging from the edge: half hidden at first, whole once the bump is deep enough.
-        let r = Self.knobRadius * (1 + 0.08 * c)
-        let cx = d - r - 4 + (blocked ? 0 : 2 * c)
+        let r = blocked ? Self.blockedKnobRadius : Self.knobRadius * (1 + 0.08 * c)
+        let cx = d - r - (blocked ? 2 : 4 - 2 * c)
         cairo_arc(cr, cx + 1, 2, r + 1, 0, 2 * .pi)
         cairo_set_source_rgba(cr, 0, 0, 0, 0.20 * a)
         cairo_fill(cr)
@@ -244,8 +246,8 @@ public struct OverlayPainter: Sendable {
         cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
         let lift = fingers > 1 ? -3.0 : 0
         if blocked {
-            cairo_move_to(cr, cx - 6, lift)
-            cairo_line_to(cr, cx + 6, lift)
+            cairo_move_to(cr, cx - 5, lift)
+            cairo_line_to(cr, cx + 5, lift)
         } else {
             cairo_move_to(cr, cx - 3, lift - 7)
             cairo_line_to(cr, cx + 4, lift)
