@@ -45,14 +45,14 @@ public final class Overlay: @unchecked Sendable {
         guard compositorGlobal.version >= 3 else {
             throw WaylandError("the compositor's wl_compositor is version \(compositorGlobal.version); the overlay needs 3 (buffer scale)")
         }
-        guard let compositor = connection.bind(compositorGlobal, withUnsafePointer(to: wl_compositor_interface) { $0 }, version: 4) else {
+        guard let compositor = connection.bind(compositorGlobal, cwayland_wl_compositor_interface(), version: 4) else {
             throw WaylandError("cannot bind wl_compositor")
         }
-        guard let shm = connection.bind(shmGlobal, withUnsafePointer(to: wl_shm_interface) { $0 }, version: 1) else {
+        guard let shm = connection.bind(shmGlobal, cwayland_wl_shm_interface(), version: 1) else {
             wl_proxy_destroy(compositor)
             throw WaylandError("cannot bind wl_shm")
         }
-        guard let layerShell = connection.bind(shellGlobal, withUnsafePointer(to: zwlr_layer_shell_v1_interface) { $0 }, version: 1) else {
+        guard let layerShell = connection.bind(shellGlobal, cwayland_zwlr_layer_shell_v1_interface(), version: 1) else {
             wl_proxy_destroy(shm)
             wl_proxy_destroy(compositor)
             throw WaylandError("cannot bind zwlr_layer_shell_v1")
@@ -145,8 +145,10 @@ public final class Overlay: @unchecked Sendable {
         }
         guard surface.configured, surface.callback == nil else { return false }
         if frame == surface.shown {
-            // A run-out whose picture did not change this frame still needs the next one.
+            // A run-out whose picture did not change this frame still needs the next one; a commit with a pixel of
+            // damage makes sure the compositor paints a frame (and so calls back), as it paints only what changed.
             if moving {
+                wl_surface_damage_buffer(surface.surface, 0, 0, 1, 1)
                 requestFrame(surface)
                 wl_surface_commit(surface.surface)
             }
@@ -171,7 +173,7 @@ public final class Overlay: @unchecked Sendable {
             outputs[name] = nil
         }
         for global in announced where outputs[global.name] == nil {
-            guard let proxy = connection.bind(global, withUnsafePointer(to: wl_output_interface) { $0 }, version: 4) else { continue }
+            guard let proxy = connection.bind(global, cwayland_wl_output_interface(), version: 4) else { continue }
             let output = OverlayOutput(global: global.name, proxy: proxy)
             outputs[global.name] = output
             wl_output_add_listener(proxy, Self.outputListener, Unmanaged.passUnretained(output).toOpaque())
