@@ -33,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.6.0"),
+        // Hummingbird's header types (`HTTPFields`, `HTTPField.Name`), which the web bridge names itself.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // Pure Swift, no I/O, no C, no clock: units, touch model, recognizers, transitions, the engine.
@@ -140,6 +142,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6,
@@ -153,7 +156,6 @@ let package = Package(
             dependencies: [
                 "EdgeSwipeCore", "EdgeSwipePlot", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6
@@ -173,16 +175,20 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/edgeswipe.js"), .embedInCode("Web/page.js")],
+            resources: [
+                .embedInCode("Web/index.html"), .embedInCode("Web/edgeswipe.js"), .embedInCode("Web/page.js"),
+                .embedInCode("Web/about.html"),
+            ],
             swiftSettings: strictSwift6
         ),
         .executableTarget(
             name: "edgeswipe-web",
             dependencies: [
-                "EdgeSwipeWeb", "EdgeSwipeClient", "EdgeSwipeSystem",
+                "EdgeSwipeWeb", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -207,7 +213,8 @@ let package = Package(
         .target(
             name: "EdgeSwipeSession",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem", "CWayland", "CCairo",
+                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem", "EdgeSwipeBus", "CWayland",
+                "CCairo",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -240,7 +247,8 @@ let package = Package(
         .executableTarget(
             name: "edgeswipe-bench",
             dependencies: [
-                "EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipePlot", "EdgeSwipeProtocol", "EdgeSwipeServer",
+                "EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipePlot",
+                "EdgeSwipeProtocol", "EdgeSwipeServer",
                 "EdgeSwipeSystem", "edgeswiped",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -270,7 +278,10 @@ let package = Package(
         .testTarget(
             name: "EdgeSwipeInputTests",
             // EdgeSwipeSeat: the accelerometer's orientations, as RotationControl receives them.
-            dependencies: ["EdgeSwipeInput", "EdgeSwipeSeat", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport", "EdgeSwipeInputTestSupport"],
+            dependencies: [
+                "EdgeSwipeInput", "EdgeSwipeSeat", "EdgeSwipeCore", "EdgeSwipeTestSupport", "EdgeSwipeInputTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeRecordingsTests",
@@ -280,11 +291,11 @@ let package = Package(
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeSeatTests",
-            dependencies: ["EdgeSwipeSeat", "EdgeSwipeBus", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["EdgeSwipeSeat", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift6),
         // TOMLKit (toml++) is the test oracle our own TOML reader is compared with; the daemon does not link it.
         .testTarget(
-            name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig", .product(name: "TOMLKit", package: "TOMLKit")],
+            name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig", "EdgeSwipeCore", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeSystemTests", dependencies: ["EdgeSwipeSystem", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
@@ -296,8 +307,10 @@ let package = Package(
         .testTarget(
             name: "EdgeSwipeServerTests",
             dependencies: [
-                "EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport",
+                "EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeSystem", "EdgeSwipeFingerScript",
+                "EdgeSwipeTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6),
         .testTarget(
@@ -312,14 +325,14 @@ let package = Package(
         .testTarget(
             name: "EdgeSwipeSessionTests",
             dependencies: [
-                "EdgeSwipeSession", "EdgeSwipeProtocol", "EdgeSwipeCore", "EdgeSwipeConfig", "EdgeSwipeSystem", "EdgeSwipeTestSupport",
+                "EdgeSwipeSession", "EdgeSwipeProtocol", "EdgeSwipeCore", "EdgeSwipeConfig", "EdgeSwipeSystem", "EdgeSwipeBus", "EdgeSwipeTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6),
-        .testTarget(name: "EdgeSwipePlotTests", dependencies: ["EdgeSwipePlot", "EdgeSwipeCore"], swiftSettings: strictSwift6),
-        .testTarget(name: "EdgeSwipeBenchSupportTests", dependencies: ["EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeRecordings"], swiftSettings: strictSwift6),
+        .testTarget(name: "EdgeSwipePlotTests", dependencies: ["EdgeSwipePlot"], swiftSettings: strictSwift6),
+        .testTarget(name: "EdgeSwipeBenchSupportTests", dependencies: ["EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput"], swiftSettings: strictSwift6),
         .testTarget(
             name: "edgeswipedTests",
             dependencies: [

@@ -183,6 +183,15 @@ public final class SDBus {
         return SDBus(handle: bus)
     }
 
+    /// The user's session bus (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`): edgeswipe-session's D-Bus
+    /// effects.
+    public static func user() throws(BusError) -> SDBus {
+        var bus: OpaquePointer? = nil
+        let rc = sd_bus_open_user(&bus)
+        guard rc >= 0, let bus else { throw .system(call: "sd_bus_open_user", errno: -rc) }
+        return SDBus(handle: bus)
+    }
+
     /// A bus at an explicit address (`unix:path=…`), as a client of its daemon: for tests and private buses.
     public static func connect(address: String) throws(BusError) -> SDBus {
         var raw: OpaquePointer? = nil
@@ -240,6 +249,12 @@ public final class SDBus {
 
     /// A method call with string arguments, waiting at most `timeout` for its reply.
     public func call(_ method: BusMethod, _ arguments: [String] = [], timeout: Microseconds) throws(BusError) -> BusMessage {
+        try call(method, values: arguments.map(BusValue.string), timeout: timeout)
+    }
+
+    /// A method call with arguments of any of the basic types, or a variant of one (a property's new value), waiting
+    /// at most `timeout` for its reply.
+    public func call(_ method: BusMethod, values arguments: [BusValue], timeout: Microseconds) throws(BusError) -> BusMessage {
         let message = try newCall(method, arguments)
         defer { sd_bus_message_unref(message) }
         var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
@@ -265,7 +280,7 @@ public final class SDBus {
         _ method: BusMethod, _ arguments: [String] = [], timeout: Microseconds,
         handler: @escaping (Result<BusMessage, BusError>) -> Void
     ) throws(BusError) -> BusSlot {
-        let message = try newCall(method, arguments)
+        let message = try newCall(method, arguments.map(BusValue.string))
         defer { sd_bus_message_unref(message) }
         let box = Unmanaged.passRetained(HandlerBox(call: method.description, handler: handler))
         let slot = BusSlot(box: box)
@@ -277,18 +292,43 @@ public final class SDBus {
         return slot
     }
 
-    private func newCall(_ method: BusMethod, _ arguments: [String]) throws(BusError) -> OpaquePointer {
+    private func newCall(_ method: BusMethod, _ arguments: [BusValue]) throws(BusError) -> OpaquePointer {
         var message: OpaquePointer? = nil
         let rc = sd_bus_message_new_method_call(handle, &message, method.destination, method.path, method.interface, method.member)
         guard rc >= 0, let message else { throw .system(call: "sd_bus_message_new_method_call \(method)", errno: -rc) }
         for argument in arguments {
-            let appended = argument.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
+            let appended = Self.append(argument, to: message)
             if appended < 0 {
                 sd_bus_message_unref(message)
-                throw .system(call: "sd_bus_message_append_basic \(method)", errno: -appended)
+                throw .system(call: "sd_bus_message_append \(argument.signature) \(method)", errno: -appended)
             }
         }
         return message
+    }
+
+    /// Appends `value` (a string, object path, boolean, 32-bit integer, or a variant of one); a negative errno
+    /// otherwise. (sd_bus_message_append is variadic, which Swift cannot call.)
+    private static func append(_ value: BusValue, to message: OpaquePointer) -> Int32 {
+        func basic<T>(_ type: Character, _ v: T) -> Int32 {
+            var v = v
+            return sd_bus_message_append_basic(message, CChar(type.asciiValue ?? 0), &v)
+        }
+        switch value {
+        case .string(let s): return s.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
+        case .objectPath(let p): return p.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "o")), $0) }
+        // D-Bus booleans travel as 32-bit integers.
+        case .bool(let b): return basic("b", Int32(b ? 1 : 0))
+        case .int32(let i): return basic("i", i)
+        case .uint32(let u): return basic("u", u)
+        case .variant(let inner):
+            let opened = inner.signature.withCString { sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), $0) }
+            guard opened >= 0 else { return opened }
+            let appended = append(inner, to: message)
+            guard appended >= 0 else { return appended }
+            return sd_bus_message_close_container(message)
+        case .signature, .byte, .int16, .uint16, .int64, .uint64, .double, .fileDescriptor, .structure, .array, .dictEntry:
+            return -EINVAL
+        }
     }
 
     /// logind's and sd-bus's encoding of an identifier into an object path (`seat0` stays `seat0`, `c1` too; other

@@ -3,6 +3,7 @@ import EdgeSwipeProtocol
 import EdgeSwipeSystem
 public import Logging
 public import NIOCore
+public import SystemPackage
 
 /// The session client's core: the daemon's stream in, the rules matched, the effects carried out. Everything runs on
 /// ``eventLoop`` (the daemon client's and the compositor connections'): a message is matched and its effect's
@@ -17,6 +18,7 @@ public final class Session: @unchecked Sendable {
     private var app: String?
     private let compositor: Result<any CompositorIPC, CompositorIPCError>?
     private let keyboard: Result<VirtualKeyboard, WaylandError>?
+    private let desktopBus: Result<DesktopBus, Errno>?
     public let commands: CommandRunner
     /// Rules already told they cannot run here (logged once per rule and cause).
     private var refused: Set<String> = []
@@ -28,8 +30,9 @@ public final class Session: @unchecked Sendable {
     public init(
         rules: RuleSet, desktop: Desktop?, environment: [String: String], eventLoop: any EventLoop,
         compositor: Result<any CompositorIPC, CompositorIPCError>?, keyboard: Result<VirtualKeyboard, WaylandError>?,
-        commands: CommandRunner? = nil, logger: Logger
+        desktopBus: Result<DesktopBus, Errno>? = nil, commands: CommandRunner? = nil, logger: Logger
     ) {
+        self.desktopBus = desktopBus
         self.eventLoop = eventLoop
         self.logger = logger
         self.environment = environment
@@ -82,8 +85,10 @@ public final class Session: @unchecked Sendable {
             return compositor.map { "cannot reach niri: \($0)" }
         case .key:
             return keyboard.map { "keys cannot be sent: \($0)" }
-        case .kwinShortcut, .gnomeOverview:
-            return "D-Bus effects are not built into this edgeswipe-session yet"
+        case .kwinShortcut:
+            return desktop == .kde ? nil : "needs KDE Plasma's KWin ($XDG_CURRENT_DESKTOP names no KDE)"
+        case .gnomeOverview:
+            return desktop == .gnome ? nil : "needs GNOME Shell ($XDG_CURRENT_DESKTOP names no GNOME)"
         case .command:
             return nil
         }
@@ -151,7 +156,15 @@ public final class Session: @unchecked Sendable {
         case .command(let argv, let timeout):
             commands.run("\(rule)", argv: argv, timeout: timeout, environment: commandEnvironment(firing))
         case .kwinShortcut, .gnomeOverview:
-            refuse(rule, "D-Bus effects are not built into this edgeswipe-session yet")
+            if let why = Self.unavailability(of: rule.effect, desktop: matcher.desktop, compositor: nil, keyboard: nil) {
+                refuse(rule, why)
+                return
+            }
+            switch desktopBus {
+            case .success(let bus)?: bus.perform(rule.effect, rule: rule)
+            case .failure(let error)?: refuse(rule, "D-Bus effects cannot run: cannot start their thread: \(error)")
+            case nil: refuse(rule, "D-Bus effects cannot run: no session bus")
+            }
         }
     }
 

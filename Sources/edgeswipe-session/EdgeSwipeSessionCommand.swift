@@ -55,6 +55,8 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             throw ExitCode(check(checkConfig, environment: environment))
         }
 
+        // Trapped first: a SIGHUP that comes while the session starts must reload, not end it.
+        let signals = await UnixSignalsSequence(trapping: .sighup, .sigterm, .sigint)
         let path = config ?? Self.defaultRulesPath(environment)
         let rules: RuleSet
         switch Self.load(path, explicit: config != nil) {
@@ -71,9 +73,11 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         let compositor = desktop.map { compositorIPC(for: $0, environment: environment, eventLoop: eventLoop, logger: logger) }
         let wayland = Self.waylandConnection(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment, logger: logger)
         let keyboard = Self.keyboard(for: rules, on: wayland)
+        let desktopBus: Result<DesktopBus, Errno>
+        do { desktopBus = .success(try DesktopBus(logger: logger)) } catch { desktopBus = .failure(error) }
         let session = Session(
             rules: rules, desktop: desktop, environment: environment, eventLoop: eventLoop, compositor: compositor,
-            keyboard: keyboard, logger: logger)
+            keyboard: keyboard, desktopBus: desktopBus, logger: logger)
         logger.notice("desktop: \(desktop?.rawValue ?? "unknown (no $SWAYSOCK, $HYPRLAND_INSTANCE_SIGNATURE, $NIRI_SOCKET or known $XDG_CURRENT_DESKTOP)")")
         for problem in Session.problems(of: rules, desktop: desktop, compositor: compositor?.failure, keyboard: keyboard?.failure) {
             logger.warning("\(problem)")
@@ -86,7 +90,6 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         client.observe { observation in session.handle(observation) }
         logger.notice("following \(socketPath)")
 
-        let signals = await UnixSignalsSequence(trapping: .sighup, .sigterm, .sigint)
         var current = rules
         for await signal in signals {
             guard signal == .sighup else { break }
