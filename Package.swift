@@ -207,12 +207,16 @@ let package = Package(
             plugins: ["WaylandScanner"]
         ),
 
+        // cairo, with which the session's overlay draws its frames into wl_shm buffers; only EdgeSwipeSession imports it.
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+
         // The session client (`edgeswipe-session`): the user's rules (session.toml), matched against the daemon's
         // stream, and the effects they fire (compositor IPC, keys through the virtual keyboard, D-Bus, commands).
         .target(
             name: "EdgeSwipeSession",
             dependencies: [
                 "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem", "EdgeSwipeBus", "CWayland",
+                "CCairo",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -257,8 +261,10 @@ let package = Package(
         ),
 
         // Helpers several test targets share (temporary directories, waiting on a condition, the state machines'
-        // table runner); no product.
-        .target(name: "EdgeSwipeTestSupport", dependencies: ["EdgeSwipeCore"], path: "Tests/TestSupport", swiftSettings: strictSwift6),
+        // table runner, a stream for drawing clients); no product.
+        .target(
+            name: "EdgeSwipeTestSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeProtocol"], path: "Tests/TestSupport",
+            swiftSettings: strictSwift6),
         // Evdev events written as data and small modelled devices, for the input and the recordings tests.
         .target(
             name: "EdgeSwipeInputTestSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeInput"], path: "Tests/InputTestSupport",
@@ -342,8 +348,9 @@ let package = Package(
                 "EdgeSwipeSystem", "EdgeSwipeTestSupport", "EdgeSwipeSession",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses; files the tests read.
-            exclude: ["Web", "Fixtures"],
+            // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses; the overlay tests'
+            // click probe (a C Wayland client the tests build); files the tests read.
+            exclude: ["Web", "Wayland", "Fixtures"],
             swiftSettings: strictSwift6),
     ]
 )

@@ -255,6 +255,13 @@ public struct Engine: Sendable {
             apply(.tick, to: i, into: &events)
             running[i].nextTick = nextTick(after: now, from: running[i])
         }
+        // A finger that holds still sends nothing: once its velocity window has passed, a release would have no
+        // velocity, and clients hear so (the percent unchanged, at velocity 0, with the release judgement at rest).
+        for i in running.indices where running[i].last.phase == .changed {
+            guard let rest = running[i].restsAt, rest <= now else { continue }
+            running[i].restsAt = nil
+            apply(.update(Progress(percent: running[i].last.progress.percent, velocity: .zero)), to: i, into: &events)
+        }
     }
 
     /// Ticks every deadline before `time`, in order: virtual time, for replays and tests, where nothing waits
@@ -272,12 +279,19 @@ public struct Engine: Sendable {
         }
     }
 
-    /// When the host must call ``tick(at:)`` next; `nil` while nothing animates, so an idle host sleeps.
+    /// When the host must call ``tick(at:)`` next (a run-out's frame, or a still finger's rest); `nil` while nothing
+    /// animates and no finger is left to come to rest, so an idle host sleeps.
     public var nextDeadline: MonotonicInstant? {
         var best: MonotonicInstant? = nil
-        for t in running where t.isRunningOut {
-            guard let spec = t.runOut else { continue }
-            let due = min(t.nextTick, spec.end)
+        for t in running {
+            let due: MonotonicInstant
+            if t.isRunningOut, let spec = t.runOut {
+                due = min(t.nextTick, spec.end)
+            } else if t.last.phase == .changed, let rest = t.restsAt {
+                due = rest
+            } else {
+                continue
+            }
             if best.map({ due < $0 }) ?? true { best = due }
         }
         return best

@@ -112,6 +112,9 @@ public struct TransitionEvent: Hashable, Sendable {
     /// A progress-only update (a finger move, or a run-out tick): a slow client may receive only the latest.
     /// Phase changes, run-out starts and terminal events are never progress-only.
     public var isProgress: Bool
+    /// While a finger drives it (`changed`): what the release decision would conclude if the finger lifted now,
+    /// at this percent and velocity, so that a client can show whether a release would finish.
+    public var release: ReleaseJudgement? = nil
 }
 
 /// An appearance callback for a scene, tied to the transition that caused it.

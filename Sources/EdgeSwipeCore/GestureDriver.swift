@@ -168,10 +168,15 @@ extension Engine {
         return Progress(percent: drive.base + travelled.percent, velocity: travelled.velocity)
     }
 
-    /// The transition follows the gesture.
+    /// The transition follows the gesture; if the finger then holds still for its velocity window, it is at rest.
     mutating func drive(_ step: GestureStep, device index: Int, into events: inout [EngineEvent]) {
         guard case .driving(let drive) = devices[index].gesture, let t = runningIndex(drive.transition) else { return }
-        apply(.update(progress(step, drive)), to: t, into: &events)
+        let p = progress(step, drive)
+        apply(.update(p), to: t, into: &events)
+        guard let t = runningIndex(drive.transition) else { return }
+        let settings = devices[index].settings
+        let window = step.trigger.kind == .edge ? settings.recognizer.velocityWindow : settings.swipe.velocityWindow
+        running[t].restsAt = p.velocity.value == 0 ? nil : now.advanced(by: window)
     }
 
     /// The finger lets go of the transition `drive` drives at `velocity`: the release decision, the coordinator's

@@ -24,6 +24,10 @@ extension Engine {
         /// The run-out in flight, from the report that started it.
         var runOut: AnimationSpec?
         var nextTick: MonotonicInstant = .zero
+        /// While a finger drives it: when that finger, still since its last motion, has been still for its velocity
+        /// window, so that a release would have no velocity. Clients are then told so (a `changed` at velocity 0,
+        /// with its release judgement), since a finger at rest sends nothing.
+        var restsAt: MonotonicInstant?
 
         var isRunningOut: Bool { last.phase.isRunningOut }
     }
@@ -179,7 +183,21 @@ extension Engine {
             interactive: t.interaction.isInteractive, presentationStyle: t.plan.presentationStyle, edge: t.trigger?.edge,
             device: t.device, swipe: t.trigger?.direction, swipeFingers: t.swipeFingers, animation: report.animation,
             geometry: geometry ?? t.animator.geometry(for: t.plan, moving: t.motion, at: report.progress.percent),
-            isProgress: report.isProgressOnly)))
+            isProgress: report.isProgressOnly, release: releaseJudgement(of: t, report))))
+    }
+
+    /// What a release now would conclude, for a transition a finger drives (`changed`): the driving gesture's
+    /// release decision at the report's percent and velocity, as ``release(_:velocity:cancelled:device:into:)``
+    /// would judge it.
+    func releaseJudgement(of t: RunningTransition, _ report: PercentDrivenInteractiveTransition.Report) -> ReleaseJudgement? {
+        guard report.phase == .changed else { return nil }
+        for slot in devices {
+            guard case .driving(let drive) = slot.gesture, drive.transition == t.id else { continue }
+            return ReleaseJudgement(
+                projected: drive.decision.projectedPercent(report.progress), threshold: drive.decision.threshold,
+                flickVelocity: drive.decision.flickVelocity)
+        }
+        return nil
     }
 
     func nextTick(after time: MonotonicInstant, from t: RunningTransition) -> MonotonicInstant {

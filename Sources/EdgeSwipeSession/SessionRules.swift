@@ -147,10 +147,13 @@ public struct RuleSet: Hashable, Sendable {
     public var rules: [Rule]
     /// The file, or `built-in defaults`.
     public var source: String
+    /// The file's `[overlay]` table (OverlaySettings.swift).
+    public var overlay: OverlaySettings
 
-    public init(rules: [Rule], source: String) {
+    public init(rules: [Rule], source: String, overlay: OverlaySettings = .defaults) {
         self.rules = rules
         self.source = source
+        self.overlay = overlay
     }
 
     /// Whether any rule sends keys (the virtual keyboard is set up only then).
@@ -193,7 +196,7 @@ public enum SessionRulesParser {
     public static func parse(_ text: String, file: String) throws(ConfigError) -> RuleSet {
         let root = try ConfigParser.readTOML(text, file: file)
         let top = Section(table: root, path: "", file: file, line: nil)
-        try top.only(["version", "rule"])
+        try top.only(["version", "rule", "overlay"])
         if let version = try top.int("version", default: nil), version != 1 {
             throw top.error("version", "unsupported session.toml version \(version); this edgeswipe-session reads version 1")
         }
@@ -201,7 +204,7 @@ public enum SessionRulesParser {
         for (i, section) in try top.tables("rule", limit: maxRules).enumerated() {
             rules.append(try rule(section, index: i))
         }
-        return RuleSet(rules: rules, source: file)
+        return RuleSet(rules: rules, source: file, overlay: try OverlaySettings.parse(top.section("overlay")))
     }
 
     static let matchKeys = ["edge", "swipe", "fingers", "device", "output", "container", "operation", "from", "to", "app", "compositor"]

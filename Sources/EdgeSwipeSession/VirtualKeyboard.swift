@@ -26,10 +26,10 @@ public final class VirtualKeyboard: @unchecked Sendable {
         guard let seatGlobal = connection.global("wl_seat") else { throw WaylandError("the compositor offers no wl_seat") }
         guard let managerGlobal = connection.global("zwp_virtual_keyboard_manager_v1") else { throw WaylandError(Self.unsupportedHint) }
         do { keymap = try KeymapResolver() } catch { throw WaylandError(error.description) }
-        guard let seat = connection.bind(seatGlobal, withUnsafePointer(to: wl_seat_interface) { $0 }, version: 1) else {
+        guard let seat = connection.bind(seatGlobal, cwayland_wl_seat_interface(), version: 1) else {
             throw WaylandError("cannot bind wl_seat")
         }
-        guard let manager = connection.bind(managerGlobal, withUnsafePointer(to: zwp_virtual_keyboard_manager_v1_interface) { $0 }, version: 1)
+        guard let manager = connection.bind(managerGlobal, cwayland_zwp_virtual_keyboard_manager_v1_interface(), version: 1)
         else {
             wl_proxy_destroy(seat)
             throw WaylandError("cannot bind zwp_virtual_keyboard_manager_v1")

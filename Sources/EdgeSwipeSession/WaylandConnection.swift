@@ -12,7 +12,7 @@ public import SystemPackage
 /// by ``flush()``; events are read only by the connection's thread, which sleeps in `ppoll` on the display and a
 /// wake-up pipe: no wake-ups while nothing happens.
 public final class WaylandConnection: @unchecked Sendable {
-    /// What the compositor offers, by interface name, as the registry announced it (only the first of each name).
+    /// What the compositor offers, by interface name, as the registry announced it.
     public struct Global: Hashable, Sendable {
         public var name: UInt32
         public var interface: String
@@ -152,9 +152,8 @@ public final class WaylandConnection: @unchecked Sendable {
     }
 
     fileprivate func announce(_ global: Global) {
-        state.withLockedValue { s in
-            if !s.globals.contains(where: { $0.interface == global.interface }) { s.globals.append(global) }
-        }
+        // Every one, in order: there is one wl_output per monitor (``global(_:)`` gives the first of a name).
+        state.withLockedValue { $0.globals.append(global) }
     }
 
     fileprivate func withdraw(_ name: UInt32) {

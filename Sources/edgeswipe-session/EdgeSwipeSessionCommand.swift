@@ -71,7 +71,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         let eventLoop = group.next()
         let desktop = Desktop.detect(environment: environment)
         let compositor = desktop.map { compositorIPC(for: $0, environment: environment, eventLoop: eventLoop, logger: logger) }
-        let wayland = Self.waylandConnection(needed: rules.needsKeyboard, environment: environment, logger: logger)
+        let wayland = Self.waylandConnection(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment, logger: logger)
         let keyboard = Self.keyboard(for: rules, on: wayland)
         let desktopBus: Result<DesktopBus, Errno>
         do { desktopBus = .success(try DesktopBus(logger: logger)) } catch { desktopBus = .failure(error) }
@@ -82,6 +82,8 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         for problem in Session.problems(of: rules, desktop: desktop, compositor: compositor?.failure, keyboard: keyboard?.failure) {
             logger.warning("\(problem)")
         }
+        let overlay = Self.overlay(rules.overlay, on: wayland, logger: logger)
+        if let overlay { session.observe { overlay.handle($0) } }
 
         let socketPath = socket ?? EdgeSwipeClient.defaultSocketPath(environment: environment) { (try? Stat(FilePath($0))) != nil }
         let client = EdgeSwipeClient(socketPath: socketPath, eventLoopGroup: group)
@@ -95,6 +97,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             case .success(let r):
                 current = r
                 session.replace(r)
+                overlay?.replace(r.overlay)
                 logger.notice("reloaded: \(r.rules.count) rules from \(r.source)")
                 // The keyboard is made at start-up: a reload that adds the first key rule needs a restart.
                 let keys = keyboard ?? (r.needsKeyboard ? .failure(WaylandError("no key rule at start-up; restart edgeswipe-session to send keys")) : nil)
@@ -107,6 +110,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         }
         session.stop()
         await client.close()
+        if let overlay { logger.notice("overlay: \(overlay.summary)") }
         try? await group.shutdownGracefully()
     }
 
@@ -122,8 +126,8 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         do { return .success(try SessionRulesParser.load(path: path)) } catch { return .failure(error) }
     }
 
-    /// The session's one Wayland connection, when a part needs it (rules that send keys; the overlay will too), with
-    /// its event thread running.
+    /// The session's one Wayland connection, when a part needs it (rules that send keys, the overlay), with its
+    /// event thread running.
     static func waylandConnection(needed: Bool, environment: [String: String], logger: Logger) -> Result<WaylandConnection, WaylandError>? {
         guard needed else { return nil }
         guard !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty else {
@@ -161,7 +165,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         }
         let desktop = Desktop.detect(environment: environment)
         var keyboardProblem: WaylandError? = nil
-        let wayland = Self.waylandConnection(needed: rules.needsKeyboard, environment: environment, logger: Logger(label: "check"))
+        let wayland = Self.waylandConnection(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment, logger: Logger(label: "check"))
         if case .failure(let e)? = Self.keyboard(for: rules, on: wayland) { keyboardProblem = e }
         let compositorProblem: CompositorIPCError? = desktop.flatMap { d in
             if case .failure(let e) = compositorIPC(for: d, environment: environment, eventLoop: EmbeddedEventLoopStandIn.loop, logger: Logger(label: "check")) { return e }
@@ -170,6 +174,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         let problems = Session.problems(of: rules, desktop: desktop, compositor: compositorProblem, keyboard: keyboardProblem)
         print("this session: \(desktop?.rawValue ?? "unknown desktop")\(problems.isEmpty ? ", every rule can run" : "")")
         for p in problems { print("  note: \(p)") }
+        print("overlay: \(Self.overlayStatus(rules.overlay, on: wayland))")
         return 0
     }
 }
