@@ -10,23 +10,22 @@ final class SharedBatch: Sendable {
 }
 
 /// A message waiting in an outbox: a reference into a shared batch.
-struct QueuedMessage {
+struct QueuedMessage: CoalescingElement {
     let batch: SharedBatch
     let index: Int
     let byteCount: Int
-    let key: CoalescingKey?
+    let coalescingKey: CoalescingKey?
     /// A `reply` or an `error`: what the connection's reading waits on (see ``OutboxState/answersQueued``).
     let isAnswer: Bool
 }
 
 /// One connection's undelivered messages, guarded by the connection's lock.
 ///
-/// The publisher appends (any thread); the connection's event loop takes. A progress message whose key already
-/// has one waiting replaces it: the old slot becomes a tombstone and the new one goes to the back, so what a
-/// slow client receives is always a subsequence of the stream, in order, that lacks only superseded progress.
-/// Tombstones are compacted away as soon as they outnumber the live messages, so a client that reads nothing
-/// while progress streams holds a queue the size of its live backlog, not of everything it missed.
-/// Everything else is never dropped; a backlog past the bound ends the connection instead.
+/// The publisher appends (any thread); the connection's event loop takes. What is kept is the shared
+/// ``CoalescingQueue`` (progress coalesced per key, the rest never dropped, tombstones compacted); around it, this
+/// adds what only the server needs: the subscription filter, the queue's slots counted against the byte bound, the
+/// answers the connection's reading waits on, the close after the last answer, `seq` numbering and direct writes.
+/// A backlog past the bound ends the connection.
 ///
 /// One hop: while the connection is idle (nothing queued, nothing handed to the channel and not yet written, no
 /// remainder), the publisher writes a batch's lines straight to the socket, non-blocking, under the connection's
@@ -52,22 +51,17 @@ struct OutboxState {
     /// The memory of one slot of the queue, counted against the byte bound with the messages themselves.
     static let slotBytes = MemoryLayout<QueuedMessage?>.stride
     /// Tombstones are left alone below this many: compacting a short queue saves nothing.
-    static let compactionFloor = 256
+    static var compactionFloor: Int { CoalescingQueue<QueuedMessage>.compactionFloor }
 
-    let maxMessages: Int
-    let maxBytes: Int
+    let limits: OutboxLimits
     var filter = SubscriptionFilter()
     private(set) var phase = Phase.open
-    private var slots: [QueuedMessage?] = []
-    private var head = 0
-    /// The absolute position of `slots[0]`, so that positions in `pendingByKey` survive compaction.
-    private var base = 0
-    private var pendingByKey: [CoalescingKey: Int] = [:]
-    private(set) var liveCount = 0
-    private(set) var liveBytes = 0
-    private(set) var coalesced = 0
-    /// Superseded slots between `head` and the end.
-    private(set) var tombstones = 0
+    private var queue = CoalescingQueue<QueuedMessage>(slotBytes: Self.slotBytes)
+    var liveCount: Int { queue.liveCount }
+    var liveBytes: Int { queue.liveBytes }
+    var coalesced: Int { queue.coalesced }
+    /// Superseded slots between the head and the end.
+    var tombstones: Int { queue.tombstones }
     /// Replies and errors queued and not yet handed to the channel, and their bytes.
     private(set) var answersQueued = 0
     private(set) var answerBytes = 0
@@ -95,22 +89,21 @@ struct OutboxState {
     private(set) var partialDirectWrites = 0
 
     init(maxMessages: Int, maxBytes: Int, directSocket: FileDescriptor? = nil) {
-        self.maxMessages = maxMessages
-        self.maxBytes = maxBytes
+        self.limits = OutboxLimits(messages: maxMessages, bytes: maxBytes)
         self.directSocket = directSocket
     }
 
     /// Nothing waits anywhere between the publisher and the socket: a line written now follows every line before
     /// it.
-    var isIdle: Bool { phase == .open && head == slots.count && writesInFlight == 0 && remainder == nil }
+    var isIdle: Bool { phase == .open && queue.slotCount == 0 && writesInFlight == 0 && remainder == nil }
 
     /// What this connection holds in memory: the messages it has yet to send (each counted in full, although a
     /// message shared by many connections is stored once, because this connection alone can keep it alive) and
     /// the slots of its queue.
-    var heldBytes: Int { liveBytes + (slots.count - head) * Self.slotBytes }
+    var heldBytes: Int { queue.heldBytes }
 
     /// Slots between the head and the end, live or superseded (for tests and statistics).
-    var slotCount: Int { slots.count - head }
+    var slotCount: Int { queue.slotCount }
 
     mutating func enqueue(_ shared: SharedBatch) -> EnqueueOutcome {
         guard phase == .open else { return .refused }
@@ -179,31 +172,20 @@ struct OutboxState {
         for i in 0..<batch.count {
             let message = batch.messages[i]
             guard filter.admits(message) else { continue }
-            let key = message.role.coalescingKey
-            if let key, let old = pendingByKey[key] {
-                let slot = old - base
-                if let superseded = slots[slot] {
-                    slots[slot] = nil
-                    liveCount -= 1
-                    liveBytes -= superseded.byteCount
-                    coalesced += 1
-                    tombstones += 1
-                }
-            }
             let byteCount = message.maxLineByteCount
             let isAnswer = message.type == .reply || message.type == .error
-            slots.append(QueuedMessage(batch: shared, index: i, byteCount: byteCount, key: key, isAnswer: isAnswer))
-            if let key { pendingByKey[key] = base + slots.count - 1 }
-            liveCount += 1
-            liveBytes += byteCount
+            queue.append(
+                QueuedMessage(
+                    batch: shared, index: i, byteCount: byteCount, coalescingKey: message.role.coalescingKey,
+                    isAnswer: isAnswer))
             if isAnswer {
                 answersQueued += 1
                 answerBytes += byteCount
             }
             added = true
         }
-        if tombstones >= Self.compactionFloor && tombstones >= liveCount { compact() }
-        if liveCount > maxMessages || heldBytes > maxBytes {
+        queue.compactIfSparse()
+        if queue.exceeds(limits) {
             let outcome = EnqueueOutcome.overflowed(messages: liveCount, bytes: heldBytes)
             discardAll()
             phase = .overflowed
@@ -214,59 +196,20 @@ struct OutboxState {
         return .wake
     }
 
-    /// Drops the tombstones: the live messages move to a fresh range of positions, in order.
-    private mutating func compact() {
-        var live: [QueuedMessage?] = []
-        live.reserveCapacity(liveCount + liveCount / 2)
-        let fresh = base + slots.count
-        pendingByKey.removeAll(keepingCapacity: true)
-        for i in head..<slots.count {
-            guard let m = slots[i] else { continue }
-            if let key = m.key { pendingByKey[key] = fresh + live.count }
-            live.append(m)
-        }
-        slots = live
-        base = fresh
-        head = 0
-        tombstones = 0
-    }
-
     /// Moves up to about `maxBytes` of messages, oldest first, into `out`, numbered from `firstSeq` on; counts
     /// them as one write in flight when there are any (the caller reports it with ``writeCompleted()``). Returns
     /// whether the connection is finished (closing, and nothing is left to send).
     mutating func take(maxBytes: Int, into out: inout [QueuedMessage]) -> (finished: Bool, firstSeq: UInt64) {
         let before = out.count
         let firstSeq = nextSeq
-        var bytes = 0
-        while head < slots.count, bytes < maxBytes {
-            if let m = slots[head] {
-                slots[head] = nil
-                out.append(m)
-                bytes += m.byteCount
-                liveCount -= 1
-                liveBytes -= m.byteCount
-                if m.isAnswer {
-                    answersQueued -= 1
-                    answerBytes -= m.byteCount
-                }
-                if let key = m.key, pendingByKey[key] == base + head { pendingByKey[key] = nil }
-            } else {
-                tombstones -= 1
-            }
-            head += 1
-        }
-        if head == slots.count {
-            base += slots.count
-            slots.removeAll(keepingCapacity: slots.capacity <= 4096)
-            head = 0
-        } else if head >= 1024, head * 2 >= slots.count {
-            slots.removeFirst(head)
-            base += head
-            head = 0
-        }
+        queue.take(maxBytes: maxBytes, into: &out)
         if out.count == before {
             wakeNeeded = true
         } else {
+            for m in out[before...] where m.isAnswer {
+                answersQueued -= 1
+                answerBytes -= m.byteCount
+            }
             nextSeq += UInt64(out.count - before)
             writesInFlight += 1
         }
@@ -312,13 +255,7 @@ struct OutboxState {
     }
 
     private mutating func discardAll() {
-        base += slots.count
-        slots.removeAll()
-        head = 0
-        pendingByKey.removeAll()
-        liveCount = 0
-        liveBytes = 0
-        tombstones = 0
+        queue.removeAll()
         answersQueued = 0
         answerBytes = 0
     }

@@ -1,6 +1,6 @@
 import EdgeSwipeClient
 import EdgeSwipeCore
-import EdgeSwipeProtocol
+public import EdgeSwipeProtocol
 import EdgeSwipeSystem
 import Foundation
 import HTTPTypes
@@ -64,13 +64,13 @@ public struct Bridge: Sendable {
         public var port: Int
         /// Whether the page may send push, pop, present, dismiss and select-tab.
         public var control: Bool
-        public var limits: TabOutbox.Limits
+        public var limits: OutboxLimits
         /// The caps on connections and tabs, and the deadlines (see ``ConnectionLimits``).
         public var connections: ConnectionLimits
         public var token: String?
 
         public init(
-            socketPath: String, host: String = "127.0.0.1", port: Int = 0, control: Bool = false, limits: TabOutbox.Limits = .init(),
+            socketPath: String, host: String = "127.0.0.1", port: Int = 0, control: Bool = false, limits: OutboxLimits = TabOutbox.defaultLimits,
             connections: ConnectionLimits = .init(), token: String? = nil
         ) {
             self.socketPath = socketPath
@@ -278,7 +278,7 @@ public struct Bridge: Sendable {
                 for try await message in inbound.messages(maxSize: 16 << 10) {
                     guard case .text(let text) = message else { continue }
                     let answer = await Self.handleRequest(Array(text.utf8), client: client, control: control)
-                    _ = outbox.enqueue(ByteBuffer(bytes: answer), progressKey: nil)
+                    _ = outbox.enqueue(ByteBuffer(bytes: answer), key: nil)
                 }
             }
             // Whichever ends first (the page went away, or the outbox was closed), the other must end too: the

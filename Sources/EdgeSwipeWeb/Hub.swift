@@ -8,8 +8,9 @@ public import NIOCore
 /// ``publish(_:line:)`` runs on the daemon client's event loop, so it must never wait: it updates the catch-up
 /// snapshot and appends the line to each tab's ``TabOutbox`` under short locks, and each tab's own task writes
 /// to its WebSocket. A slow tab therefore delays nobody: its progress-only lines are coalesced (the newest per
-/// transition or gesture replaces the one not yet sent), and a tab that lets essential lines pile up past
-/// ``TabOutbox/Limits`` is dropped; its page reconnects and starts again from the snapshot.
+/// transition or gesture supersedes the one not yet sent, and is sent in its own place in the stream, as the
+/// server's clients are), and a tab that lets essential lines pile up past its ``OutboxLimits`` is dropped; its
+/// page reconnects and starts again from the snapshot.
 public final class Hub: Sendable {
     /// What a tab that connects mid-stream is sent first: the daemon's `hello` (the state when the bridge
     /// connected), then what changed since: the configuration, devices, the latest `state`, and for each running
@@ -50,12 +51,12 @@ public final class Hub: Sendable {
     let state = NIOLockedValueBox(State())
     /// The bridge's own first line to each tab (whether it may control, and the clock), made per tab.
     private let welcome: @Sendable () -> [UInt8]
-    public let limits: TabOutbox.Limits
+    public let limits: OutboxLimits
     /// Tabs served at once: each costs an outbox and a task, and a page left open in thousands of tabs (or a
     /// script opening them) must not take the bridge's memory with it.
     public let maxTabs: Int
 
-    public init(limits: TabOutbox.Limits = .init(), maxTabs: Int = ConnectionLimits().tabs, welcome: @escaping @Sendable () -> [UInt8]) {
+    public init(limits: OutboxLimits = TabOutbox.defaultLimits, maxTabs: Int = ConnectionLimits().tabs, welcome: @escaping @Sendable () -> [UInt8]) {
         self.limits = limits
         self.maxTabs = max(1, maxTabs)
         self.welcome = welcome
@@ -77,8 +78,8 @@ public final class Hub: Sendable {
         return state.withLockedValue { s -> TabOutbox? in
             guard s.tabs.count < maxTabs else { return nil }
             s.tabs[ObjectIdentifier(outbox)] = outbox
-            _ = outbox.enqueue(welcome, progressKey: nil)
-            for line in s.snapshot.lines { _ = outbox.enqueue(line, progressKey: nil) }
+            _ = outbox.enqueue(welcome, key: nil)
+            for line in s.snapshot.lines { _ = outbox.enqueue(line, key: nil) }
             return outbox
         }
     }
@@ -91,14 +92,14 @@ public final class Hub: Sendable {
     /// One daemon line (the bytes as received, without the newline), to every tab. The buffer is made once and
     /// shared by every tab's queue (copy on write: nobody writes to it).
     public func publish(_ message: ServerMessage, line bytes: [UInt8]) {
-        let key = Self.progressKey(message)
+        let key = message.coalescingKey
         let line = ByteBuffer(bytes: bytes)
         let tabs = state.withLockedValue { s -> [TabOutbox] in
             s.published += 1
             Self.update(&s.snapshot, &s.connected, with: message, line: line)
             return Array(s.tabs.values)
         }
-        for tab in tabs where !tab.enqueue(line, progressKey: key) {
+        for tab in tabs where !tab.enqueue(line, key: key) {
             removeTab(tab)
         }
     }
@@ -111,7 +112,7 @@ public final class Hub: Sendable {
             s.connected = false
             return Array(s.tabs.values)
         }
-        for tab in tabs where !tab.enqueue(notice, progressKey: nil) { removeTab(tab) }
+        for tab in tabs where !tab.enqueue(notice, key: nil) { removeTab(tab) }
     }
 
     /// Closes every tab (shutdown).
@@ -121,18 +122,6 @@ public final class Hub: Sendable {
             return Array(s.tabs.values)
         }
         for tab in tabs { tab.close() }
-    }
-
-    /// Progress-only lines of the same transition (or the same device's gesture) replace each other in a slow
-    /// tab's outbox: only the newest matters to a page that draws the present.
-    static func progressKey(_ message: ServerMessage) -> TabOutbox.ProgressKey? {
-        switch message {
-        case .transition(let t) where t.progress: .transition(t.id)
-        case .gesture(let g) where g.progress: .gesture(g.device)
-        case .hello, .gesture, .transition, .lifecycle, .presentation, .interaction, .state, .device, .config,
-            .error, .reply, .goodbye, .unknown:
-            nil
-        }
     }
 
     private static func update(_ snapshot: inout Snapshot, _ connected: inout Bool, with message: ServerMessage, line: ByteBuffer) {
@@ -165,56 +154,42 @@ public final class Hub: Sendable {
 }
 
 /// One tab's queue of lines to write: bounded, coalescing progress, and never blocking the writer of the lines.
+///
+/// What is kept is the protocol's ``CoalescingQueue`` (the server's outbox keeps its clients' lines in the same
+/// one); around it, this adds what only a tab needs: a lock, an `async` reader that takes everything queued at once,
+/// and closing. A tab past its limits is dropped by the ``Hub``, not cut off here.
 public final class TabOutbox: Sendable {
-    /// When a tab counts as too slow to keep.
-    public struct Limits: Sendable {
-        /// Lines waiting (progress lines count once per transition or gesture, however many arrived).
-        public var lines: Int
-        /// Bytes waiting.
-        public var bytes: Int
-        public init(lines: Int = 4096, bytes: Int = 4 << 20) {
-            self.lines = lines
-            self.bytes = bytes
-        }
-    }
-
-    public enum ProgressKey: Hashable, Sendable {
-        case transition(UInt64)
-        case gesture(UInt32)
+    /// A line as received from the daemon, and what it supersedes.
+    struct Line: CoalescingElement {
+        var line: ByteBuffer
+        var coalescingKey: CoalescingKey?
+        var byteCount: Int { line.readableBytes }
     }
 
     struct State {
-        var queue: [ByteBuffer] = []
-        var bytes = 0
-        /// Where each key's pending progress line sits in `queue`.
-        var pendingProgress: [ProgressKey: Int] = [:]
+        /// Only the lines' own bytes count against the bound (`slotBytes` 0), as they always have for a tab.
+        var queue = CoalescingQueue<Line>()
         var waiter: CheckedContinuation<[ByteBuffer]?, Never>?
         var closed = false
-        /// Lines that replaced an older one not yet written.
-        var coalesced = 0
     }
 
-    private let state = NIOLockedValueBox(State())
-    let limits: Limits
+    /// A tab's limits unless configured: 4096 lines, 4 MiB.
+    public static let defaultLimits = OutboxLimits(messages: 4096, bytes: 4 << 20)
 
-    init(limits: Limits) {
+    private let state = NIOLockedValueBox(State())
+    let limits: OutboxLimits
+
+    init(limits: OutboxLimits) {
         self.limits = limits
     }
 
     /// Queues a line; `false` when the tab is over its limits (or closed) and must be dropped.
-    func enqueue(_ line: ByteBuffer, progressKey: ProgressKey?) -> Bool {
+    func enqueue(_ line: ByteBuffer, key: CoalescingKey?) -> Bool {
         let (accepted, waiter, batch) = state.withLockedValue { s -> (Bool, CheckedContinuation<[ByteBuffer]?, Never>?, [ByteBuffer]) in
             if s.closed { return (false, nil, []) }
-            if let key = progressKey, let index = s.pendingProgress[key] {
-                s.bytes += line.readableBytes - s.queue[index].readableBytes
-                s.queue[index] = line
-                s.coalesced += 1
-            } else {
-                if let key = progressKey { s.pendingProgress[key] = s.queue.count }
-                s.queue.append(line)
-                s.bytes += line.readableBytes
-            }
-            if s.queue.count > limits.lines || s.bytes > limits.bytes { return (false, nil, []) }
+            s.queue.append(Line(line: line, coalescingKey: key))
+            s.queue.compactIfSparse()
+            if s.queue.exceeds(limits) { return (false, nil, []) }
             guard let waiter = s.waiter else { return (true, nil, []) }
             s.waiter = nil
             return (true, waiter, s.take())
@@ -227,7 +202,7 @@ public final class TabOutbox: Sendable {
     public func next() async -> [ByteBuffer]? {
         await withCheckedContinuation { (continuation: CheckedContinuation<[ByteBuffer]?, Never>) in
             let ready = state.withLockedValue { s -> [ByteBuffer]?? in
-                if !s.queue.isEmpty { return .some(s.take()) }
+                if s.queue.liveCount > 0 { return .some(s.take()) }
                 if s.closed { return .some(nil) }
                 s.waiter = continuation
                 return .none
@@ -237,7 +212,7 @@ public final class TabOutbox: Sendable {
     }
 
     /// Lines replaced before they were written.
-    public var coalesced: Int { state.withLockedValue { $0.coalesced } }
+    public var coalesced: Int { state.withLockedValue { $0.queue.coalesced } }
 
     func close() {
         let waiter = state.withLockedValue { s -> CheckedContinuation<[ByteBuffer]?, Never>? in
@@ -251,10 +226,9 @@ public final class TabOutbox: Sendable {
 
 extension TabOutbox.State {
     fileprivate mutating func take() -> [ByteBuffer] {
-        let batch = queue
-        queue.removeAll(keepingCapacity: true)
-        pendingProgress.removeAll(keepingCapacity: true)
-        bytes = 0
-        return batch
+        var lines: [TabOutbox.Line] = []
+        lines.reserveCapacity(queue.liveCount)
+        queue.take(maxBytes: .max, into: &lines)
+        return lines.map(\.line)
     }
 }

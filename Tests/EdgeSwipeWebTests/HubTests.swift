@@ -16,7 +16,7 @@ struct HubTests {
 
     @Test("a slow tab's progress lines coalesce to the newest per transition; essential lines all stay, in order")
     func coalescing() async throws {
-        let hub = Hub(limits: .init(lines: 100, bytes: 1 << 20)) { Array(#"{"type":"bridge"}"#.utf8) }
+        let hub = Hub(limits: .init(messages: 100, bytes: 1 << 20)) { Array(#"{"type":"bridge"}"#.utf8) }
         let tab = try #require(hub.addTab())
         #expect(await tab.next()?.count == 1, "the welcome (no hello yet)")
         for p in stride(from: 0.1, through: 0.9, by: 0.1) {
@@ -45,7 +45,7 @@ struct HubTests {
 
     @Test("a tab past its limit is dropped; the others go on")
     func slowTabDropped() async throws {
-        let hub = Hub(limits: .init(lines: 10, bytes: 1 << 20)) { Array(#"{"type":"bridge"}"#.utf8) }
+        let hub = Hub(limits: .init(messages: 10, bytes: 1 << 20)) { Array(#"{"type":"bridge"}"#.utf8) }
         let slow = try #require(hub.addTab())
         let fast = try #require(hub.addTab())
         _ = await fast.next()
