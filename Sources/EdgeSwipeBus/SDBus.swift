@@ -402,7 +402,7 @@ public final class SDBus {
     /// Appends `value` (a string, object path, boolean, 32-bit integer, or a variant of one); a negative errno
     /// otherwise. (sd_bus_message_append is variadic, which Swift cannot call.)
     private static func append(_ value: BusValue, to message: OpaquePointer) -> Int32 {
-        func basic<T>(_ type: Character, _ v: T) -> Int32 {
+        func basic<T: BitwiseCopyable>(_ type: Character, _ v: T) -> Int32 {
             var v = v
             return sd_bus_message_append_basic(message, CChar(type.asciiValue ?? 0), &v)
         }

@@ -38,7 +38,7 @@ struct RandomSession {
             }
             fingerDown = true
             touch(.down)
-        case 1, 2, 3 where fingerDown:
+        case 1...3 where fingerDown:
             let dx = Double(r % 21 - 10) / 100, dy = Double((r / 21) % 21 - 10) / 100
             finger = NormalizedPoint(x: finger.x + dx, y: finger.y + dy).clamped
             touch(.motion)

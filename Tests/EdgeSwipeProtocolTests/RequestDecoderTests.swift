@@ -110,7 +110,8 @@ struct RequestDecoderTests {
     @Test("JSON values parse, including escapes and surrogate pairs", arguments: [
         (#"{"a":[1,-2.5e1,true,false,null,"x\u00e9\ud83d\ude00\n"]}"#,
          JSONValue.object(["a": .array([.integer(1), .number(-25), .bool(true), .bool(false), .null, .string("x\u{e9}\u{1F600}\n")])])),
-        ("12345678901234567890", .number(12345678901234567890)),
+        // The nearest Double, written exactly: 12345678901234567890 is not one.
+        ("12345678901234567890", .number(12345678901234567168)),
         ("-0", .integer(0)),
         (#""\/""#, .string("/")),
     ])

@@ -45,7 +45,7 @@ struct Described: CustomTestStringConvertible, Sendable {
     var walk: @Sendable () -> (collector: KeyCollector, storedProperties: Int)
     var isMessage = false
 
-    init<O: WireObject>(_ type: O.Type, _ definition: String?) {
+    init<O: WireObject & SendableMetatype>(_ type: O.Type, _ definition: String?) {
         name = "\(O.self)"
         schemaDefinition = definition
         walk = { KeyCollector.walk(O.self) }

@@ -118,7 +118,7 @@ struct PythonExampleTests {
     @Test("the example's default socket is the one every tool uses", arguments: socketEnvironments)
     func defaultSocket(_ name: String, _ socketExists: Bool, _ edgeswipeSocket: String?, _ runtimeDir: Bool) async throws {
         let dir = try TempDir()
-        if socketExists { FileManager.default.createFile(atPath: dir.file("edgeswipe.sock"), contents: nil) }
+        if socketExists { try Data().write(to: URL(fileURLWithPath: dir.file("edgeswipe.sock"))) }
         var environment = ProcessInfo.processInfo.environment
         environment["EDGESWIPE_SOCKET"] = edgeswipeSocket
         environment["XDG_RUNTIME_DIR"] = runtimeDir ? dir.path : nil

@@ -152,6 +152,7 @@ final class TestClient: @unchecked Sendable {
     }
 
     /// Waits for the first message matching `match` after `index`.
+    @discardableResult
     func wait(for what: String, timeout: Double = 20, _ match: @escaping @Sendable (ServerMessage) -> Bool) async throws -> ServerMessage {
         let messages = try await wait(what, timeout: timeout) { messages, _ in messages.contains(where: match) }
         return messages.first(where: match)!
@@ -169,7 +170,7 @@ extension ServerMessage {
     /// for progress updates (which a slow client may miss) and for per-connection messages.
     var essentialSignature: String? {
         switch self {
-        case .gesture(let g): g.progress ? nil : "gesture \(g.device) \(g.edge) \(g.state)"
+        case .gesture(let g): g.progress ? nil : "gesture \(g.device) \(String(describing: g.edge)) \(g.state)"
         case .transition(let t): t.progress ? nil : "transition \(t.id) \(t.operation) \(t.phase) \(t.percent)"
         case .lifecycle(let l): "lifecycle \(l.transition) \(l.scene) \(l.event)"
         case .presentation(let p): "presentation \(p.transition) \(p.kind) \(p.phase) \(p.completed.map(String.init) ?? "-")"

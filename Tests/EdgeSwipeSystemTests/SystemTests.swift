@@ -139,7 +139,7 @@ struct FileTests {
     func plantedTemporary() throws {
         let dir = try TempDir()
         let temporary = AtomicFileWriter.temporaryName(for: "plot.svg")
-        FileManager.default.createFile(atPath: dir.file("victim"), contents: Data("IMPORTANT\n".utf8))
+        try Data("IMPORTANT\n".utf8).write(to: URL(fileURLWithPath: dir.file("victim")))
         try FileManager.default.linkItem(atPath: dir.file("victim"), toPath: dir.file(temporary))
         let directory = try FileDescriptor.open(atPath: dir.path, .readOnly, options: [.directory])
         defer { try? directory.close() }
@@ -155,7 +155,7 @@ struct FileTests {
         arguments: ["link", "folder", "/dev/null"])
     func replaceFileRefuses(_ what: String) throws {
         let dir = try TempDir()
-        FileManager.default.createFile(atPath: dir.file("target"), contents: Data("kept\n".utf8))
+        try Data("kept\n".utf8).write(to: URL(fileURLWithPath: dir.file("target")))
         try FileManager.default.createSymbolicLink(atPath: dir.file("link"), withDestinationPath: dir.file("target"))
         try FileManager.default.createDirectory(atPath: dir.file("folder"), withIntermediateDirectories: false)
         let path = what.hasPrefix("/") ? what : dir.file(what)
@@ -172,7 +172,7 @@ struct FileTests {
     func staleTemporaries() throws {
         let dir = try TempDir()
         for name in ["state.json", "state.json.tmp-1", "state.json.tmp-99999", "other.tmp-1"] {
-            FileManager.default.createFile(atPath: dir.file(name), contents: Data())
+            try touch(dir.file(name))
         }
         let directory = try FileDescriptor.open(atPath: dir.path, .readOnly, options: [.directory])
         defer { try? directory.close() }

@@ -85,7 +85,7 @@ struct ConnectionGuardTests {
         _ = try channel.readOutbound(as: IOData.self)
         try channel.writeInbound(ByteBuffer(bytes: Self.frame(length: 10)))
         #expect(try channel.readInbound(as: ByteBuffer.self)?.readableBytes == 16)
-        try? channel.writeInbound(ByteBuffer(bytes: Self.frame(length: 10) + Self.frame(length: 3, masked: false)))
+        _ = try? channel.writeInbound(ByteBuffer(bytes: Self.frame(length: 10) + Self.frame(length: 3, masked: false)))
         #expect(try channel.readInbound(as: ByteBuffer.self)?.readableBytes == 16, "only the masked frame before it")
         #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
         guard case .byteBuffer(let close)? = try channel.readOutbound(as: IOData.self) else {
@@ -102,7 +102,7 @@ struct ConnectionGuardTests {
         let channel = try Self.channel(table)
         try channel.writeInbound(Self.bytes("GET /stream HTTP/1.1\r\nUpgrade: websocket\r\n\r\n"))
         try channel.writeInbound(ByteBuffer(bytes: Self.frame(length: 4)))
-        try? channel.writeOutbound(IOData.byteBuffer(Self.bytes("HTTP/1.1 101 Switching Protocols\r\n\r\n")))
+        _ = try? channel.writeOutbound(IOData.byteBuffer(Self.bytes("HTTP/1.1 101 Switching Protocols\r\n\r\n")))
         #expect(!channel.isActive)
     }
 

@@ -18,7 +18,7 @@ final class DaemonProcess {
         self.directory = directory
         socketPath = directory.appendingPathComponent(socketName).path
         logURL = directory.appendingPathComponent("daemon.log")
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        try Paths.emptyFile(logURL)
         let log = try FileHandle(forWritingTo: logURL)
         if launcher.isEmpty {
             process.executableURL = Paths.edgeswiped

@@ -39,7 +39,8 @@ struct DaemonTests {
             // has an empty device list in its hello and is then told `device` `added`.
             let hello = messages.first { $0.type == "hello" }
             let lines = messages.compactMap(\.phaseLine)
-            #expect(((hello?["devices"] as? [Any]) ?? [0]).isEmpty, "no device before the gate opened")
+            let devices = hello?["devices"] as? [Any]
+            #expect(devices.map(\.isEmpty) == true, "no device before the gate opened")
             #expect(messages.first { $0.type == "device" }?["change"] as? String == "added")
             #expect(lines.first == "device")
             streams.append(lines)

@@ -41,7 +41,7 @@ final class HeadlessSway {
         try ("output HEADLESS-1 resolution 800x600\nxwayland disable\n" + config).write(to: configURL, atomically: true, encoding: .utf8)
         chmod(configURL.path, 0o644)
         logURL = directory.appendingPathComponent("sway.log")
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        try Paths.emptyFile(logURL)
         if root { chown(logURL.path, 65534, 65534) }
         try launch(process, ["/usr/bin/sway", "-c", configURL.path], environment: [
             "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1",
@@ -83,9 +83,9 @@ final class HeadlessSway {
     }
 
     /// A file in the directory that sway's user may write.
-    func writableFile(_ name: String) -> URL {
+    func writableFile(_ name: String) throws -> URL {
         let url = directory.appendingPathComponent(name)
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        try Paths.emptyFile(url)
         if getuid() == 0 { chown(url.path, 65534, 65534) }
         return url
     }

@@ -76,20 +76,20 @@ struct OverlaySwayTests {
             try #require(ClickProbe.missing == nil, "EDGESWIPE_REQUIRE_SWAY=1, but \(ClickProbe.missing ?? "")")
             sway = try HeadlessSway(config: OverlaySwayTests.sway)
             let probeBinary = try ClickProbe.binary()
-            probeLog = sway.writableFile("probe.log")
+            probeLog = try sway.writableFile("probe.log")
             let colour = String(format: "%02x%02x%02x", backdrop.r, backdrop.g, backdrop.b)
             let (probe, probeLog) = (probe, probeLog)
             try sway.launch(probe, [probeBinary.path, probeMode, colour], environment: sway.environment, log: probeLog)
             guard waitUntil(timeout: 20, { Self.read(probeLog).contains("ready") || !probe.isRunning }), probe.isRunning else {
                 throw DaemonTestError("the probe window did not show: \(Self.read(probeLog))\n\(sway.log)")
             }
-            let file = sway.writableFile("overlay.evemu")
+            let file = try sway.writableFile("overlay.evemu")
             try recording.write(to: file, atomically: false, encoding: .utf8)
-            let config = sway.writableFile("config.toml")
+            let config = try sway.writableFile("config.toml")
             try OverlaySwayTests.daemonConfig.write(to: config, atomically: false, encoding: .utf8)
             let socket = sway.directory.appendingPathComponent("d.sock").path
-            daemonLog = sway.writableFile("daemon.log")
-            sessionLog = sway.writableFile("session.log")
+            daemonLog = try sway.writableFile("daemon.log")
+            sessionLog = try sway.writableFile("session.log")
             let daemon = daemon
             try sway.launch(daemon, [
                 Paths.edgeswiped.path, "--socket", socket, "--config", config.path, "--replay", file.path, "--speed", "\(speed)",
@@ -120,7 +120,7 @@ struct OverlaySwayTests {
         /// A screenshot now (as sway's user), of every output or of `output`, with the instants it was asked for and
         /// taken, on the daemon's clock.
         func screenshot(_ name: String, output: String? = nil) throws -> Screenshot {
-            let file = sway.writableFile("\(name).ppm")
+            let file = try sway.writableFile("\(name).ppm")
             let grim = Process()
             let before = MonotonicClock.now().microseconds
             let only = output.map { ["-o", $0] } ?? []
@@ -304,7 +304,7 @@ struct OverlaySwayTests {
         // The negative control: a layer surface with the default input region swallows the same click, which is
         // how we know the one above went through the overlay rather than around it.
         let blocker = Process()
-        let blockerLog = stage.sway.writableFile("blocker.log")
+        let blockerLog = try stage.sway.writableFile("blocker.log")
         try stage.sway.launch(blocker, [try ClickProbe.binary().path, "blocker"], environment: stage.sway.environment, log: blockerLog)
         #expect(waitUntil(timeout: 20) { Stage.read(blockerLog).contains("ready") }, "\(Stage.read(blockerLog))")
         click(400, 300)

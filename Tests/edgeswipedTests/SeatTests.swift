@@ -273,7 +273,8 @@ struct SeatTests {
         let error = client.messages(until: { $0.type == "error" || $0.type == "reply" }, timeoutSeconds: 10).last
         #expect(error?.type == "error")
         #expect(error?["code"] as? String == code)
-        #expect((error?["message"] as? String ?? "").contains(says), "\(String(describing: error))")
+        let message = error?["message"] as? String ?? ""
+        #expect(message.contains(says), "\(String(describing: error))")
         client.send(#"{"op":"ping","id":2}"#)
         #expect(client.messages(until: { $0.type == "reply" }, timeoutSeconds: 10).last?["id"] as? Int == 2, "the connection stays up")
         daemon.signal(SIGTERM)

@@ -40,7 +40,7 @@ struct SessionCommandTests {
         let rules = dir.appendingPathComponent("session.toml")
         try "[[rule]]\nedge = \"left\"\ncommand = [\"true\"]\n".write(to: rules, atomically: true, encoding: .utf8)
         let log = dir.appendingPathComponent("session.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        try Paths.emptyFile(log)
         let process = Process()
         process.executableURL = Paths.edgeswipeSession
         // No daemon at this socket: the session waits for it, and still reloads.

@@ -19,8 +19,8 @@ struct SessionSwayTests {
         /// completes.
         init(_ sway: HeadlessSway, recording: URL, sessionArguments: [String] = [], speed: Double = 1) throws {
             let socket = sway.directory.appendingPathComponent("d.sock").path
-            daemonLog = sway.writableFile("daemon.log")
-            sessionLog = sway.writableFile("session.log")
+            daemonLog = try sway.writableFile("daemon.log")
+            sessionLog = try sway.writableFile("session.log")
             try sway.launch(daemon, [Paths.edgeswiped.path, "--socket", socket, "--replay", recording.path, "--speed", "\(speed)", "--wait-for-clients", "1"],
                 environment: [:], log: daemonLog)
             guard waitUntil(timeout: 30, { FileManager.default.fileExists(atPath: socket) || !self.daemon.isRunning }), daemon.isRunning else {
@@ -97,8 +97,8 @@ struct SessionSwayTests {
         let sway = try HeadlessSway(config: "")
         let ipc = try SwayIPCClient(path: sway.swaySocket)
         #expect(ipc.request(.subscribe, "[\"workspace\"]") != nil)
-        let out = sway.writableFile("command.out")
-        let rules = sway.writableFile("session.toml")
+        let out = try sway.writableFile("command.out")
+        let rules = try sway.writableFile("session.toml")
         try """
             [[rule]]
             name = "to 5"
@@ -117,10 +117,10 @@ struct SessionSwayTests {
         }, "\(run.sessionText)")
         #expect(waitUntil(timeout: 10) { (try? String(contentsOf: out, encoding: .utf8)) == "top completed 1\n" }, "\(run.sessionText)")
 
-        let bad = sway.writableFile("bad.toml")
+        let bad = try sway.writableFile("bad.toml")
         try "[[rule]]\nedge = \"left\"\nkey = \"alt+Nope\"\n".write(to: bad, atomically: false, encoding: .utf8)
         let check = Process()
-        let checkLog = sway.writableFile("check.log")
+        let checkLog = try sway.writableFile("check.log")
         try sway.launch(check, [Paths.edgeswipeSession.path, "--config", bad.path], environment: sway.environment, log: checkLog)
         check.waitUntilExit()
         #expect(check.terminationStatus == 78)

@@ -25,6 +25,12 @@ enum Paths {
     static var haveShared: Bool { FileManager.default.fileExists(atPath: sharedRecordings.path) }
     static let demo = packageRoot.appendingPathComponent("demo/edgeswipe-demo.evemu")
 
+    /// Creates an empty file at `url` (or empties it), for a subprocess's output; throws when it cannot, rather than
+    /// leaving the subprocess to fail on a file that is not there.
+    static func emptyFile(_ url: URL) throws {
+        try Data().write(to: url)
+    }
+
     /// A fresh temporary directory, short enough for a Unix socket path (108 bytes).
     static func tempDirectory() throws -> URL {
         let base = URL(fileURLWithPath: "/tmp").appendingPathComponent("es-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")

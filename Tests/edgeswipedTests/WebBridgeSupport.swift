@@ -13,8 +13,8 @@ final class BridgeProcess {
     init(socket: String, directory: URL, arguments: [String] = [], launcher: [String] = []) throws {
         let outURL = directory.appendingPathComponent("web-\(UInt32.random(in: 0...UInt32.max)).out")
         errURL = outURL.appendingPathExtension("err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        try Paths.emptyFile(outURL)
+        try Paths.emptyFile(errURL)
         let command = [Paths.edgeswipeWeb.path, "--socket", socket, "--listen", "127.0.0.1:0"] + arguments
         process.executableURL = URL(fileURLWithPath: launcher.first ?? command[0])
         process.arguments = launcher.isEmpty ? Array(command.dropFirst()) : Array(launcher.dropFirst()) + command
