@@ -94,7 +94,7 @@ public struct Pipeline {
         guard !events.isEmpty else { return }
         engineEvents += events.count
         // One event at a time: `encode(_:into:)` over a sequence is generic, and called from another module it
-        // runs unspecialized, which allocates for every element it iterates (docs/PERFORMANCE.md, findings).
+        // runs unspecialized, which allocates for every element it iterates (docs/journal/2026-performance-and-testing.md, findings).
         for e in events { encoder.encode(e, into: &out) }
         bytes += out.count
         out.removeAll(keepingCapacity: true)

@@ -155,10 +155,10 @@ final class InputThread: @unchecked Sendable {
             if let w = passDue { deadline = min(deadline ?? w, w) }
             // The clock is read after the sources were asked: `nextWakeup` may do work (a replay decodes its next
             // frame there), and a timeout measured from a clock read before that work woke the thread late by
-            // all of it, every frame (docs/PERFORMANCE.md, "The wait's clock").
+            // all of it, every frame (docs/journal/2026-performance-and-testing.md, "The wait's clock").
             let now = MonotonicClock.now()
             // ppoll, not poll: poll's timeout is whole milliseconds, rounded up, which woke every replayed event
-            // and run-out tick up to 1 ms late (0.5 ms on average; docs/PERFORMANCE.md).
+            // and run-out tick up to 1 ms late (0.5 ms on average; docs/journal/2026-performance-and-testing.md).
             let waitUS = firstPass ? 0 : deadline.map { $0 <= now ? 0 : min(60_000_000, ($0 - now).value) }
             firstPass = false
             do { try waiter.wait(timeoutMicroseconds: waitUS) } catch {
