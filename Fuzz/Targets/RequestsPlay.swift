@@ -69,7 +69,6 @@ private final class World {
     /// occupies: a new script starts only in a free lane, so that no slot lands twice, as on real hardware.
     var pending: [(frame: TouchFrame, lane: Int)] = []
     /// Steps handed to the engine (through the rotation stage) since the counter was last read.
-    var stepsToEngine = 0
     var nextIdentity = 0
 
     init(_ bytes: FuzzBytes) {
@@ -84,15 +83,9 @@ private final class World {
         rotation = RotationControl(remembered: remembered)
     }
 
-    /// The input thread's `apply`: a step as the engine takes it.
-    func toEngine(_ step: InputStep) {
-        stepsToEngine += 1
-        step.apply(to: &engine, into: &events)
-    }
-
     /// What the input thread does with a source's step: through the rotation stage to the engine.
     func feed(_ step: InputStep) {
-        rotation.pass(step, to: toEngine)
+        rotation.feed(step, to: &engine, into: &events)
     }
 
     /// One pass of the input thread: the clock moves, due ticks run.
@@ -233,12 +226,11 @@ private final class World {
                 unchanged(before, mark, remembered, rotations, "the lookup's refusal \(error.code)")
             }
         case .setRotation(let r):
-            stepsToEngine = 0
             let outcome: RotationOutcome
             do throws(RotationRefusal) {
-                outcome = try rotation.set(r.setting, on: r.target, at: time, toEngine)
+                outcome = try rotation.set(r.setting, on: r.target, at: time, to: &engine, into: &events)
             } catch {
-                precondition(stepsToEngine == 0, "a refused set-rotation (\(error.code)) changed \(stepsToEngine) device(s)")
+                precondition(events.count == mark, "a refused set-rotation (\(error.code)) emitted \(events.count - mark) event(s)")
                 unchanged(before, mark, remembered, rotations, "set-rotation's refusal \(error.code)")
                 return
             }
@@ -298,7 +290,7 @@ private final class World {
             }
         case 13:
             pass(to: time)
-            rotation.accelerometerChanged(input.pick(Rotation.allCases), at: time, toEngine)
+            rotation.accelerometerChanged(input.pick(Rotation.allCases), at: time, to: &engine, into: &events)
         case 14:
             // Replugs under new identities, each rotated: more devices than the state remembers.
             let n = Int(input.u8() % 80)
