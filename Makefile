@@ -108,6 +108,8 @@ man: build
 	generate=$$($(GENERATE_MANUAL_BUILD) --show-bin-path)/generate-manual && for product in $(PRODUCTS); do \
 		$$generate $(BIN)/$$product --section $$($(section_of_product)) $(MANDATE) --output-directory $(MANOUT) || exit 1; \
 	done
+	# A blank line in a command's discussion is a paragraph: mdoc's .Pp (groff warns about empty input lines).
+	sed -i 's/^$$/.Pp/' $(MANOUT)/*
 
 test:
 	scripts/test
@@ -131,7 +133,7 @@ install: build man
 	for product in $(PRODUCTS); do \
 		section=$$($(section_of_product)); \
 		install -m 0644 $(MANOUT)/$$product.$$section $(DESTDIR)$(MANDIR)/man$$section/ || exit 1; \
-		$(BIN)/$$product --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/$$product || exit 1; \
+		$(BIN)/$$product --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(BASHCOMPDIR)/$$product || exit 1; \
 		$(BIN)/$$product --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_$$product || exit 1; \
 		$(BIN)/$$product --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/$$product.fish || exit 1; \
 	done
