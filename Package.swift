@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.6.0"),
+        // Hummingbird's header types (`HTTPFields`, `HTTPField.Name`), which the web bridge names itself.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // Pure Swift, no I/O, no C, no clock: units, touch model, recognizers, transitions, the engine.
@@ -54,16 +56,47 @@ let package = Package(
         // Scripted fingers: the one way synthetic touches are written (tests, demo, benchmarks, e2e descriptions).
         .target(name: "EdgeSwipeFingerScript", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
 
-        // The only place that sees C libraries: libinput, libevdev, libudev, libsystemd (sd-bus) and libyaml headers.
+        // Live touch input: libinput and libevdev devices, evdev codes and decoding, the device filter, rotation at
+        // run time. Its C (libinput, libevdev, libudev) comes through CInput and nowhere else.
         .systemLibrary(
             name: "CInput",
-            pkgConfig: "libinput libevdev libudev libsystemd yaml-0.1",
-            providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev", "libsystemd-dev", "libyaml-dev"])]
+            pkgConfig: "libinput libevdev libudev",
+            providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev"])]
         ),
         .target(
             name: "EdgeSwipeInput",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript", "CInput",
+                "EdgeSwipeCore", "EdgeSwipeSystem", "CInput",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+
+        // Recordings: evemu and `libinput record` files (the latter through libyaml, behind CYAML), the player that
+        // turns them into input steps through the same evdev decoder as live devices, the renderer of finger scripts
+        // as evdev events, and the demo.
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .target(
+            name: "EdgeSwipeRecordings",
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeInput", "EdgeSwipeFingerScript", "CYAML",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+
+        // sd-bus (libsystemd, behind CSystemd) as Swift values: the daemon's seat reads the system bus with it, and
+        // edgeswipe-session's D-Bus effects call the session bus.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "EdgeSwipeBus", dependencies: ["EdgeSwipeCore", "CSystemd"], swiftSettings: strictSwift6),
+
+        // The seat: who sits at it (logind's active session and its user), sleep, and iio-sensor-proxy's
+        // accelerometer. It feeds the server's access policy and the rotation; it has nothing to do with touches.
+        .target(
+            name: "EdgeSwipeSeat",
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeBus",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6
@@ -101,10 +134,12 @@ let package = Package(
         .executableTarget(
             name: "edgeswiped",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeServer", "EdgeSwipeSystem",
+                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeSeat", "EdgeSwipeConfig", "EdgeSwipeProtocol",
+                "EdgeSwipeServer", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6,
@@ -116,9 +151,8 @@ let package = Package(
         .executableTarget(
             name: "edgeswipectl",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipePlot", "EdgeSwipeInput", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
+                "EdgeSwipeCore", "EdgeSwipePlot", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6
@@ -138,16 +172,20 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/edgeswipe.js"), .embedInCode("Web/page.js")],
+            resources: [
+                .embedInCode("Web/index.html"), .embedInCode("Web/edgeswipe.js"), .embedInCode("Web/page.js"),
+                .embedInCode("Web/about.html"),
+            ],
             swiftSettings: strictSwift6
         ),
         .executableTarget(
             name: "edgeswipe-web",
             dependencies: [
-                "EdgeSwipeWeb", "EdgeSwipeClient", "EdgeSwipeSystem",
+                "EdgeSwipeWeb", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -160,13 +198,14 @@ let package = Package(
         // Benchmarks/ (a package of its own) builds them from the same folders, through links.
         .target(
             name: "EdgeSwipeBenchSupport",
-            dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeProtocol"],
+            dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeProtocol"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(
             name: "edgeswipe-bench",
             dependencies: [
-                "EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipePlot", "EdgeSwipeProtocol", "EdgeSwipeServer",
+                "EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipePlot",
+                "EdgeSwipeProtocol", "EdgeSwipeServer",
                 "EdgeSwipeSystem", "edgeswiped",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -179,6 +218,10 @@ let package = Package(
         // Helpers several test targets share (temporary directories, waiting on a condition, the state machines'
         // table runner); no product.
         .target(name: "EdgeSwipeTestSupport", dependencies: ["EdgeSwipeCore"], path: "Tests/TestSupport", swiftSettings: strictSwift6),
+        // Evdev events written as data and small modelled devices, for the input and the recordings tests.
+        .target(
+            name: "EdgeSwipeInputTestSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeInput"], path: "Tests/InputTestSupport",
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeCoreTests",
             dependencies: [
@@ -188,11 +231,26 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "EdgeSwipeInputTests", dependencies: ["EdgeSwipeInput", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport"],
+            name: "EdgeSwipeInputTests",
+            // EdgeSwipeSeat: the accelerometer's orientations, as RotationControl receives them.
+            dependencies: [
+                "EdgeSwipeInput", "EdgeSwipeSeat", "EdgeSwipeCore", "EdgeSwipeTestSupport", "EdgeSwipeInputTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeRecordingsTests",
+            dependencies: [
+                "EdgeSwipeRecordings", "EdgeSwipeInput", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport", "EdgeSwipeInputTestSupport",
+            ],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeSeatTests",
+            dependencies: ["EdgeSwipeSeat", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift6),
         // TOMLKit (toml++) is the test oracle our own TOML reader is compared with; the daemon does not link it.
         .testTarget(
-            name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig", .product(name: "TOMLKit", package: "TOMLKit")],
+            name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig", "EdgeSwipeCore", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeSystemTests", dependencies: ["EdgeSwipeSystem", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
@@ -204,21 +262,28 @@ let package = Package(
         .testTarget(
             name: "EdgeSwipeServerTests",
             dependencies: [
-                "EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport",
+                "EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeSystem", "EdgeSwipeFingerScript",
+                "EdgeSwipeTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6),
         .testTarget(
-            name: "EdgeSwipeClientTests", dependencies: ["EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
+            name: "EdgeSwipeClientTests",
+            dependencies: [
+                "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeSystem", "EdgeSwipeTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strictSwift6
         ),
         .testTarget(name: "EdgeSwipeWebTests", dependencies: ["EdgeSwipeWeb", "EdgeSwipeCore", "EdgeSwipeProtocol", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strictSwift6),
-        .testTarget(name: "EdgeSwipePlotTests", dependencies: ["EdgeSwipePlot", "EdgeSwipeCore"], swiftSettings: strictSwift6),
+        .testTarget(name: "EdgeSwipePlotTests", dependencies: ["EdgeSwipePlot"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeBenchSupportTests", dependencies: ["EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput"], swiftSettings: strictSwift6),
         .testTarget(
             name: "edgeswipedTests",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeInput", "EdgeSwipeFingerScript", "EdgeSwipeSystem", "EdgeSwipeTestSupport",
+                "EdgeSwipeCore", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeFingerScript",
+                "EdgeSwipeSystem", "EdgeSwipeTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses.

@@ -43,21 +43,31 @@ let package = Package(
         .target(name: "EdgeSwipeFingerScript", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
         .systemLibrary(
             name: "CInput",
-            pkgConfig: "libinput libevdev libudev yaml-0.1",
-            providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev", "libyaml-dev"])]
+            pkgConfig: "libinput libevdev libudev",
+            providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev"])]
         ),
         .target(
             name: "EdgeSwipeInput",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript", "CInput",
+                "EdgeSwipeCore", "EdgeSwipeSystem", "CInput",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .target(
+            name: "EdgeSwipeRecordings",
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeInput", "EdgeSwipeFingerScript", "CYAML",
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6
         ),
         .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
         .target(
             name: "EdgeSwipeBenchSupport",
-            dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeProtocol"],
+            dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeProtocol"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(

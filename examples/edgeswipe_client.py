@@ -23,8 +23,13 @@ TOPICS = ["gesture", "transition", "lifecycle", "state", "device", "config"]
 
 
 def default_socket():
+    """The rule every EdgeSwipe tool follows: $EDGESWIPE_SOCKET, else $XDG_RUNTIME_DIR/edgeswipe.sock if it
+    exists (a user's own daemon), else the system service's /run/edgeswipe/edgeswipe.sock."""
+    explicit = os.environ.get("EDGESWIPE_SOCKET")
+    if explicit:
+        return explicit
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime:
+    if runtime and os.path.exists(os.path.join(runtime, "edgeswipe.sock")):
         return os.path.join(runtime, "edgeswipe.sock")
     return "/run/edgeswipe/edgeswipe.sock"
 

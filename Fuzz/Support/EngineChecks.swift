@@ -2,6 +2,7 @@
 // client relies on, so that a fuzzer finds wrong output as well as crashes.
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 
 /// Checks a stream of engine events as a client would see it.
 struct EngineStreamCheck {

@@ -1,5 +1,6 @@
 // Shared by the recording parser targets: what every parse error must say.
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 
 /// A parser error names the file it was given, says what is wrong, and numbers lines from 1.
 func checkRecordingError(_ error: RecordingError, file: String) {

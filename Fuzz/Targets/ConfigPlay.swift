@@ -4,6 +4,7 @@
 import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 
 private let demo = DemoRecording.recording()
 

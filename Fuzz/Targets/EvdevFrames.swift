@@ -7,6 +7,7 @@
 // - the engine's stream keeps its invariants, and once the device is removed nothing runs.
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEvdevFrames(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {

@@ -6,6 +6,7 @@
 //   same devices: name, input id, properties, event types, keys, axes, and every event.
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEvemuParse(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {

@@ -3,6 +3,7 @@
 // longer recordings only repeat what a swipe already explores, and each one costs a whole engine run.
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEvemuPlay(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {

@@ -3,6 +3,7 @@
 // file order of their own (the parser keeps each device's rows together).
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLibinputRecordParse(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {

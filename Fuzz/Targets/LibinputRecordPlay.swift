@@ -2,6 +2,7 @@
 // stream invariants of EngineStreamCheck. Inputs are capped (scripts/fuzz: -max_len) at a few swipes' worth.
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLibinputRecordPlay(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {

@@ -21,6 +21,7 @@
 import EdgeSwipeCore
 import EdgeSwipeFingerScript
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 import EdgeSwipeProtocol
 
 /// The default configuration plus a custom container, so that every kind of container and op has a target.

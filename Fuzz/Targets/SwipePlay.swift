@@ -16,6 +16,7 @@
 import EdgeSwipeCore
 import EdgeSwipeFingerScript
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 
 private let models: [TouchDevice] = [
     ModelledDevices.cintiq, ModelledDevices.nexus4, ModelledDevices.synapticsI2C, ModelledDevices.smallTouchpad,

@@ -1,13 +1,10 @@
 #ifndef EDGESWIPE_CINPUT_SHIM_H
 #define EDGESWIPE_CINPUT_SHIM_H
+/* Live touch input: libinput (touchscreens, and the touchpads' swipe gestures), libevdev (touchpads' finger
+   positions, which libinput does not expose) and libudev (finding and identifying the devices). */
 #include <libinput.h>
 #include <libevdev/libevdev.h>
 #include <libudev.h>
-/* sd-bus: the system bus, for logind (who sits at the seat, sleep) and iio-sensor-proxy (the accelerometer).
-   Only its non-variadic calls are used: Swift cannot call C variadic functions. */
-#include <systemd/sd-bus.h>
-/* libyaml: `libinput record` files are read with its event parser (EdgeSwipeInput/YAMLEvents.swift). */
-#include <yaml.h>
 #include <linux/input.h>
 #include <fcntl.h>
 #include <errno.h>

@@ -1,6 +1,7 @@
 public import EdgeSwipeCore
 public import EdgeSwipeFingerScript
 public import EdgeSwipeInput
+public import EdgeSwipeRecordings
 import Foundation
 import Glibc
 

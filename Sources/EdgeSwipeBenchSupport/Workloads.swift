@@ -1,5 +1,5 @@
 public import EdgeSwipeCore
-public import EdgeSwipeFingerScript
+import EdgeSwipeFingerScript
 public import EdgeSwipeInput
 public import EdgeSwipeProtocol
 import Glibc

@@ -1,4 +1,5 @@
 public import EdgeSwipeProtocol
+import Glibc
 
 /// How long to wait between reconnection attempts: exponential, capped, with deterministic jitter.
 ///
@@ -85,34 +86,6 @@ public struct ClientConfiguration: Sendable {
     }
 }
 
-/// Why a client call failed.
-public enum ClientError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// Could not connect (and, with a reconnect policy, gave up after its attempts).
-    case connectionFailed(path: String, reason: String)
-    /// The connection dropped before the reply arrived.
-    case disconnected(path: String)
-    case timedOut(op: String, after: Duration)
-    /// The server answered with an `error` message.
-    case server(code: ErrorCode, message: String, id: RequestID?)
-    /// The reply lacked what the op promises.
-    case unexpectedReply(op: String, reason: String)
-    /// ``EdgeSwipeClient/close()`` was called.
-    case closed
-    case consumerTooSlow(buffered: Int)
-
-    public var description: String {
-        switch self {
-        case .connectionFailed(let path, let reason): "\(path): cannot connect: \(reason)"
-        case .disconnected(let path): "\(path): the connection closed before the reply arrived"
-        case .timedOut(let op, let after): "\(op): no reply within \(after)"
-        case .server(let code, let message, _): "server error \(code): \(message)"
-        case .unexpectedReply(let op, let reason): "\(op): unexpected reply: \(reason)"
-        case .closed: "the client was closed"
-        case .consumerTooSlow(let n): "the message consumer fell \(n) messages behind"
-        }
-    }
-}
-
 extension EdgeSwipeClient {
     /// Where a client looks for the daemon when told nothing: `$EDGESWIPE_SOCKET`, else
     /// `$XDG_RUNTIME_DIR/edgeswipe.sock` if it exists (a user's own daemon), else the system service's
@@ -128,6 +101,10 @@ extension EdgeSwipeClient {
 
     /// The system service's socket.
     public static let systemSocketPath = "/run/edgeswipe/edgeswipe.sock"
+
+    /// What a person can do when no daemon listens at the socket a tool tried, in every tool's message.
+    public static let noDaemonAdvice =
+        "Start one (edgeswiped; in the source tree, scripts/quickstart runs it on the demo), or point at another with --socket PATH or EDGESWIPE_SOCKET=PATH."
 
     /// What `--socket` says about its default, in every command's help.
     public static let defaultSocketHelp =

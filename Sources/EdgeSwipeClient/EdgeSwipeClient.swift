@@ -254,7 +254,7 @@ public final class EdgeSwipeClient: Sendable {
     private func connectionLoop() async {
         var attempt = 0
         while !state.withLockedValue({ $0.closed }) {
-            let failure: String
+            let failure: ClientError
             let hellosBefore = state.withLockedValue { $0.hellos }
             do {
                 let channel = try await ClientBootstrap(group: group)
@@ -268,13 +268,15 @@ public final class EdgeSwipeClient: Sendable {
                 if state.withLockedValue({ $0.closed }) { try? await channel.close() }
                 try? await channel.closeFuture.get()
                 if state.withLockedValue({ $0.hellos }) > hellosBefore { attempt = 0 }
-                failure = Self.closedByServer
+                failure = .connectionFailed(path: socketPath, reason: Self.closedByServer)
+            } catch let error as IOError {
+                failure = .connecting(to: socketPath, failedWith: error.errnoCode)
             } catch {
-                failure = "\(error)"
+                failure = .connectionFailed(path: socketPath, reason: "\(error)")
             }
             if state.withLockedValue({ $0.closed }) { break }
             guard let policy = configuration.reconnect, attempt < (policy.maxAttempts ?? Int.max) else {
-                finishEverything(with: .connectionFailed(path: socketPath, reason: failure))
+                finishEverything(with: failure)
                 return
             }
             do {

@@ -25,10 +25,12 @@ public struct TransitionGeometry: Hashable, Sendable, Codable {
 
 /// An animation controller (`UIViewControllerAnimatedTransitioning`): independent of the kind of transition,
 /// it maps progress 0...1 to per-scene geometry. One animator serves navigation, tabs, modal and custom
-/// containers; the plan says which axis and direction.
+/// containers; the plan says which scenes move, and the motion (the finger's, or the plan's own for a request)
+/// which way.
 public struct Animator: Hashable, Sendable, Codable {
     public enum Style: String, Hashable, Sendable, Codable, CaseIterable {
-        /// Both scenes move together: horizontally for navigation and tabs, vertically for modal.
+        /// Both scenes move together (navigation, tabs, custom containers); in a modal container only the
+        /// presented scene moves, over its presenter.
         case slide
         /// The incoming scene slides over the outgoing one, which stays put (the reverse uncovers it).
         case cover
@@ -53,33 +55,44 @@ public struct Animator: Hashable, Sendable, Codable {
 
     public static let slide = Animator(style: .slide)
 
-    /// The geometry of `plan` at `percent` (clamped to 0...1).
+    /// The geometry of `plan` at `percent` (clamped to 0...1), its scenes moving the way the plan's own motion
+    /// says (``TransitionPlan/motion``): as a request runs it.
     public func geometry(for plan: TransitionPlan, at percent: Percent) -> TransitionGeometry {
+        geometry(for: plan, moving: plan.motion, at: percent)
+    }
+
+    /// The geometry of `plan` at `percent` (clamped to 0...1), its scenes moving `motion`: the way the finger
+    /// that drives it moves, so that the scene follows the finger (a presentation from the top edge comes down
+    /// out of that edge), or the plan's own motion for a request.
+    ///
+    /// The incoming scene enters from the side `motion` comes from and the outgoing one leaves toward the side it
+    /// goes to, each by a whole container: off stage at the start and at the end, whatever its frame.
+    public func geometry(for plan: TransitionPlan, moving motion: SwipeDirection, at percent: Percent) -> TransitionGeometry {
         let p = percent.clamped.value
         let forward = plan.direction == .forward
-        // Off-stage offsets: the incoming scene enters from the trailing side (right, or below), the outgoing
-        // one leaves to the leading side; reverse mirrors both.
+        let u = motion.unit
         func offset(_ r: NormalizedRect, by amount: Double) -> NormalizedRect {
-            plan.isVertical ? r.offsetBy(dx: 0, dy: amount) : r.offsetBy(dx: amount, dy: 0)
+            r.offsetBy(dx: u.x * amount, dy: u.y * amount)
         }
+        /// The incoming scene, from one container behind where it rests to where it rests.
+        func entering(_ r: NormalizedRect) -> NormalizedRect { .interpolate(offset(r, by: -1), r, p) }
+        /// The outgoing scene, from where it rests to one container ahead.
+        func leaving(_ r: NormalizedRect) -> NormalizedRect { .interpolate(r, offset(r, by: 1), p) }
         var fromFrame = plan.fromFrame
         var toFrame = plan.toFrame
         var fromAlpha = 1.0
         var toAlpha = 1.0
         switch style {
         case .slide:
-            if plan.isVertical {
+            if plan.presentationStyle != nil {
                 // Modal: only the presented scene moves; the presenter stays behind it.
-                if forward { toFrame = .interpolate(offset(plan.toFrame, by: 1), plan.toFrame, p) }
-                else { fromFrame = .interpolate(plan.fromFrame, offset(plan.fromFrame, by: 1), p) }
+                if forward { toFrame = entering(plan.toFrame) } else { fromFrame = leaving(plan.fromFrame) }
             } else {
-                let sign = forward ? 1.0 : -1.0
-                toFrame = .interpolate(offset(plan.toFrame, by: sign), plan.toFrame, p)
-                fromFrame = .interpolate(plan.fromFrame, offset(plan.fromFrame, by: -sign), p)
+                toFrame = entering(plan.toFrame)
+                fromFrame = leaving(plan.fromFrame)
             }
         case .cover:
-            if forward { toFrame = .interpolate(offset(plan.toFrame, by: 1), plan.toFrame, p) }
-            else { fromFrame = .interpolate(plan.fromFrame, offset(plan.fromFrame, by: 1), p) }
+            if forward { toFrame = entering(plan.toFrame) } else { fromFrame = leaving(plan.fromFrame) }
         case .fade:
             fromAlpha = 1 - p
             toAlpha = p
@@ -101,7 +114,12 @@ public struct Animator: Hashable, Sendable, Codable {
     /// The geometry after the transition ended: a completed one leaves `from` off stage unless it is a custom
     /// presenter; a cancelled one takes `to` off stage unless it was already there (a custom dismissal).
     public func finalGeometry(for plan: TransitionPlan, completed: Bool) -> TransitionGeometry {
-        var g = geometry(for: plan, at: completed ? .complete : .zero)
+        finalGeometry(for: plan, moving: plan.motion, completed: completed)
+    }
+
+    /// ``finalGeometry(for:completed:)`` for scenes moving `motion`.
+    public func finalGeometry(for plan: TransitionPlan, moving motion: SwipeDirection, completed: Bool) -> TransitionGeometry {
+        var g = geometry(for: plan, moving: motion, at: completed ? .complete : .zero)
         if completed { g.from.onStage = plan.fromStaysOnStage } else { g.to.onStage = plan.toAlreadyOnStage }
         return g
     }

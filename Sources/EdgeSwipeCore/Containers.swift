@@ -169,6 +169,18 @@ public struct TransitionPlan: Hashable, Sendable {
     public var toAlreadyOnStage: Bool
     /// For a custom presentation the presenter stays on stage afterwards.
     public var fromStaysOnStage: Bool
+
+    /// Which way the scenes move when nothing but the plan decides (a request): a forward transition's incoming
+    /// scene enters from the trailing side (the right, or below) and moves left or up; a reverse one's scenes move
+    /// right or down. A gesture moves them its own way instead (``Animator/geometry(for:moving:at:)``).
+    public var motion: SwipeDirection {
+        switch (isVertical, direction) {
+        case (false, .forward): .left
+        case (false, .reverse): .right
+        case (true, .forward): .up
+        case (true, .reverse): .down
+        }
+    }
 }
 
 extension Container {

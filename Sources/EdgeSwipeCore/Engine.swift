@@ -151,6 +151,9 @@ public struct Engine: Sendable {
         var animator: Animator
         var interaction: PercentDrivenInteractiveTransition
         var edge: Edge?
+        /// Which way its scenes move: the finger's, for a gesture (from an edge, the scene comes out of that
+        /// edge); the plan's own for a request.
+        var motion: SwipeDirection
         var device: DeviceID?
         var deviceKind: DeviceKind?
         /// The swipe that drives it, and its finger count: a swipe with as many fingers catches its run-out.
@@ -294,7 +297,7 @@ public struct Engine: Sendable {
             animatingWith: animator.curve, duration: animated ? animator.duration : .zero)
         let id = startTransition(
             container: containerIndex, plan: plan, animator: animator, interaction: interaction,
-            edge: nil, device: nil, deviceKind: nil, binding: nil, into: &events)
+            edge: nil, motion: plan.motion, device: nil, deviceKind: nil, binding: nil, into: &events)
         if let index = runningIndex(id) {
             running[index].nextTick = now.advanced(by: configuration.tickInterval)
             apply(.finish(velocity: .zero), to: index, into: &events)
@@ -388,6 +391,21 @@ public struct Engine: Sendable {
     /// Whether anything is in flight (a gesture or a transition).
     public var isIdle: Bool {
         running.isEmpty && devices.allSatisfy { $0.recognizer.isIdle && $0.swipe.isIdle }
+    }
+
+    /// Puts every container back as the configuration starts it (``EngineConfiguration/containers``: for the
+    /// daemon, the configured state with what was saved restored into it), at once, and reports the new state
+    /// when that changed anything. A looped replay starts each pass with it, so that every pass plays from where
+    /// the first did. Only while nothing is in flight (``isIdle``): a running transition or a gesture would be
+    /// left pointing at scenes that are gone. Returns whether the containers are now in their initial state.
+    @discardableResult
+    public mutating func returnToInitialState(at time: MonotonicInstant, into events: inout [EngineEvent]) -> Bool {
+        guard isIdle else { return false }
+        advanceClock(to: time, into: &events)
+        guard containers != configuration.containers else { return true }
+        containers = configuration.containers
+        events.append(.state(snapshot))
+        return true
     }
 
     /// Replaces the configuration. Containers keep their state where the new graph still has a container of the
@@ -882,7 +900,7 @@ public struct Engine: Sendable {
         devices[index].basePercent = .zero
         let id = startTransition(
             container: container, plan: plan, animator: animator, interaction: interaction, edge: edge,
-            device: devices[index].device.id, deviceKind: devices[index].device.kind, binding: binding,
+            motion: binding.trigger.motion, device: devices[index].device.id, deviceKind: devices[index].device.kind, binding: binding,
             swipeFingers: swipeFingers, into: &events)
         devices[index].target = .transition(id)
     }
@@ -910,7 +928,7 @@ public struct Engine: Sendable {
     /// the appearance callbacks of the start.
     private mutating func startTransition(
         container: Int, plan: TransitionPlan, animator: Animator, interaction: PercentDrivenInteractiveTransition,
-        edge: Edge?, device: DeviceID?, deviceKind: DeviceKind?, binding: Binding?, swipeFingers: Int? = nil,
+        edge: Edge?, motion: SwipeDirection, device: DeviceID?, deviceKind: DeviceKind?, binding: Binding?, swipeFingers: Int? = nil,
         into events: inout [EngineEvent]
     ) -> TransitionID {
         let id = TransitionID(nextTransitionID)
@@ -918,7 +936,7 @@ public struct Engine: Sendable {
         let began = PercentDrivenInteractiveTransition.Report(phase: .began, progress: .zero, animation: nil, isProgressOnly: false)
         running.append(RunningTransition(
             id: id, container: container, plan: plan, animator: animator, interaction: interaction,
-            edge: edge, device: device, deviceKind: deviceKind, swipe: binding?.direction,
+            edge: edge, motion: motion, device: device, deviceKind: deviceKind, swipe: binding?.direction,
             swipeFingers: binding?.direction == nil ? nil : swipeFingers, reference: binding?.reference,
             decision: binding?.decision, last: began))
         emitTransition(running.count - 1, began, into: &events)
@@ -985,7 +1003,7 @@ public struct Engine: Sendable {
             percent: report.progress.percent, velocity: report.progress.velocity,
             interactive: t.interaction.isInteractive, presentationStyle: t.plan.presentationStyle, edge: t.edge,
             device: t.device, swipe: t.swipe, swipeFingers: t.swipeFingers, animation: report.animation,
-            geometry: geometry ?? t.animator.geometry(for: t.plan, at: report.progress.percent),
+            geometry: geometry ?? t.animator.geometry(for: t.plan, moving: t.motion, at: report.progress.percent),
             isProgress: report.isProgressOnly)))
     }
 
@@ -1034,7 +1052,7 @@ public struct Engine: Sendable {
         }
         if completed { containers[t.container].content = t.plan.completedContent }
         emitTransition(
-            index, t.last, geometry: t.animator.finalGeometry(for: t.plan, completed: completed), into: &events)
+            index, t.last, geometry: t.animator.finalGeometry(for: t.plan, moving: t.motion, completed: completed), into: &events)
         running.remove(at: index)
         for d in devices.indices where devices[d].target == .transition(t.id) { devices[d].target = .none }
         events.append(.state(snapshot))

@@ -74,6 +74,15 @@ public enum GestureTrigger: Hashable, Sendable, Codable {
         case .swipe(let d): d
         }
     }
+
+    /// Which way the fingers move: inward from an edge, or the swipe's direction. The scenes of the transition
+    /// the gesture drives move the same way.
+    public var motion: SwipeDirection {
+        switch self {
+        case .edge(let e): e.inwardDirection
+        case .swipe(let d): d
+        }
+    }
 }
 
 /// Where the swipe path of a touchpad comes from.

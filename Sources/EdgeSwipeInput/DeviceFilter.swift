@@ -15,6 +15,13 @@ public struct DeviceCandidate: Hashable, Sendable {
         self.properties = properties
     }
 
+    /// The touch surface udev's input_id builtin says this is (`ID_INPUT_TOUCHSCREEN`, `ID_INPUT_TOUCHPAD`), if any.
+    public var touchKind: DeviceKind? {
+        if properties["ID_INPUT_TOUCHSCREEN"] == "1" { return .touchscreen }
+        if properties["ID_INPUT_TOUCHPAD"] == "1" { return .touchpad }
+        return nil
+    }
+
     /// The node and its udev symlinks (`/dev/input/by-id/...`), any of which a path rule may name.
     public var paths: [String] {
         [path] + (properties["DEVLINKS"]?.split(separator: " ").map(String.init) ?? [])
@@ -111,14 +118,7 @@ public struct DeviceFilter: Hashable, Sendable {
         if p["ID_INPUT_TABLET"] == "1" && p["ID_INPUT_TOUCHSCREEN"] != "1" && p["ID_INPUT_TOUCHPAD"] != "1" {
             return .reject("a pen tablet")
         }
-        let kind: DeviceKind
-        if p["ID_INPUT_TOUCHSCREEN"] == "1" {
-            kind = .touchscreen
-        } else if p["ID_INPUT_TOUCHPAD"] == "1" {
-            kind = .touchpad
-        } else {
-            return .reject("not a touchscreen or touchpad")
-        }
+        guard let kind = candidate.touchKind else { return .reject("not a touchscreen or touchpad") }
         if let rule = deny.first(where: { $0.matches(candidate) }) { return .reject("denied by \(rule)") }
         if !allow.isEmpty && !allow.contains(where: { $0.matches(candidate) }) { return .reject("not in the allow list") }
         return .accept(kind)

@@ -14,8 +14,9 @@ final class LibinputCallbacks {
     let logger: Logger
     /// What each accepted node is, by path, as found when libinput opened it.
     private(set) var accepted: [String: (candidate: DeviceCandidate, kind: DeviceKind, description: EvdevDeviceDescription?)] = [:]
-    /// Why a node was not opened, by path (for the path backend's error).
-    private(set) var rejected: [String: String] = [:]
+    /// Why a node was not opened, by path: for the path backend's error, and for saying why no touch device is
+    /// read (``NoTouchDevice``).
+    private(set) var rejected: [String: Unopened] = [:]
 
     init(udev: UdevContext, filter: DeviceFilter, logger: Logger) {
         self.udev = udev
@@ -42,20 +43,20 @@ final class LibinputCallbacks {
     func openRestricted(path: String) -> Int32 {
         guard let udevDevice = udev.device(forNode: path) else {
             logger.warning("\(path): not an input device node udev knows; not opened")
-            rejected[path] = "not an input device node udev knows"
+            rejected[path] = .unknownNode
             return -ENODEV
         }
         let candidate = udevDevice.candidate(path: path)
         switch filter.decide(candidate) {
         case .reject(let reason):
             logger.info("\(path) \"\(candidate.name)\": not opened: \(reason)")
-            rejected[path] = "\"\(candidate.name)\" not opened: \(reason)"
+            rejected[path] = .notWanted(candidate, reason: reason)
             return -EACCES
         case .accept(let kind):
             let fd: Int32
             do { fd = try EventNode.open(path).rawValue } catch {
                 logger.error("\(error)")
-                rejected[path] = "\(error)"
+                rejected[path] = .cannotOpen(candidate, error)
                 if case .system(_, _, let code) = error { return -code }
                 return -EIO
             }

@@ -40,6 +40,8 @@ public final class LiveTouchInput {
     }
 
     private let context: LibinputContext
+    /// The seat of the udev backend; `nil` for explicit nodes.
+    private let seat: String?
     private let logger: Logger
     private var setup: DeviceSetupProvider
     private var entries: [OpaquePointer: Entry] = [:]
@@ -61,13 +63,15 @@ public final class LiveTouchInput {
         let callbacks = LibinputCallbacks(udev: try UdevContext(), filter: filter, logger: logger)
         switch backend {
         case .udev(let seat):
+            self.seat = seat
             context = try LibinputContext(backend: .udev(seat: seat), callbacks: callbacks)
         case .paths(let paths):
+            self.seat = nil
             context = try LibinputContext(backend: .path, callbacks: callbacks)
             for path in paths {
                 if let refusal = callbacks.refusal(path: path) { throw .libinput("\(path): \(refusal)") }
                 if context.addPath(path) == nil {
-                    throw .libinput("\(path): " + (callbacks.rejected[path] ?? "libinput did not add it (see its log)"))
+                    throw .libinput("\(path): " + (callbacks.rejected[path]?.description ?? "libinput did not add it (see its log)"))
                 }
             }
         }
@@ -85,6 +89,13 @@ public final class LiveTouchInput {
 
     /// The touch devices open now, in id order.
     public var devices: [TouchDevice] { entries.values.map(\.device).sorted { $0.id < $1.id } }
+
+    /// Why no touch device is open, when none is: what libinput offered and why each was not opened. `nil` while
+    /// one is open.
+    public var noTouchDevice: NoTouchDevice? {
+        guard entries.isEmpty else { return nil }
+        return NoTouchDevice(unopened: context.callbacks.rejected.keys.sorted().compactMap { context.callbacks.rejected[$0] }, seat: seat)
+    }
 
     /// Reads everything pending, without blocking, and hands each input to `handle` as it is decoded (so that
     /// decoding does not allocate). Devices added or removed are stamped `now`; touches carry their kernel time.

@@ -1,4 +1,4 @@
-public import EdgeSwipeCore
+import EdgeSwipeCore
 import EdgeSwipeProtocol
 import Foundation
 

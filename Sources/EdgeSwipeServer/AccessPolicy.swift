@@ -117,3 +117,14 @@ public struct AccessPolicy: Hashable, Sendable {
         return .none
     }
 }
+
+/// How a re-evaluation of access changed the open connections.
+public struct AccessChange: Hashable, Sendable {
+    /// Connections closed with a `goodbye`: no longer admitted.
+    public var revoked = 0
+    /// Connections that could control and now only read.
+    public var downgraded = 0
+    /// Connections that could only read and now control.
+    public var upgraded = 0
+    public init() {}
+}

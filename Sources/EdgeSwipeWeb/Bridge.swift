@@ -1,4 +1,4 @@
-public import EdgeSwipeClient
+import EdgeSwipeClient
 import EdgeSwipeCore
 import EdgeSwipeProtocol
 import EdgeSwipeSystem
@@ -19,12 +19,16 @@ public enum WebAssets {
     public static var module: [UInt8] { PackageResources.edgeswipe_js }
     /// The page's own script (a file, not inline, so that the page's CSP can forbid inline scripts).
     public static var pageScript: [UInt8] { PackageResources.page_js }
+    /// What each part of the page shows, and where the docs are (the page links to it).
+    public static var about: [UInt8] { PackageResources.about_html }
 }
 
 /// Why the bridge cannot start.
 public enum BridgeError: Error, CustomStringConvertible {
     /// The daemon closed the connection before its `hello`: its access policy does not admit this user.
     case refusedByDaemon(socket: String, uid: UInt32)
+    /// No socket file at the path: said as every tool says it (``ClientError/noDaemon(path:leftBehind:)``).
+    case noDaemon(socket: String)
     case daemonUnreachable(socket: String, reason: String)
     /// `--control` was asked, and the daemon grants this user read access only.
     case controlNotGranted(socket: String, uid: UInt32)
@@ -33,8 +37,10 @@ public enum BridgeError: Error, CustomStringConvertible {
         switch self {
         case .refusedByDaemon(let socket, let uid):
             "\(socket): the daemon closed the connection without a hello: its [access] policy does not admit uid \(uid); ask for read access (the socket's group, or access.read in the daemon's configuration)"
+        case .noDaemon(let socket):
+            ClientError.noDaemon(path: socket, leftBehind: false).description
         case .daemonUnreachable(let socket, let reason):
-            "\(socket): cannot reach the daemon: \(reason)"
+            "cannot reach the daemon at \(socket): \(reason)"
         case .controlNotGranted(let socket, let uid):
             "\(socket): --control was asked, but the daemon lets uid \(uid) read only (access.control in its configuration)"
         }
@@ -44,7 +50,7 @@ public enum BridgeError: Error, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .refusedByDaemon, .controlNotGranted: 77
-        case .daemonUnreachable: 69
+        case .noDaemon, .daemonUnreachable: 69
         }
     }
 }
@@ -140,6 +146,7 @@ public struct Bridge: Sendable {
         }
         router.get("/edgeswipe.js") { _, _ in Self.asset(WebAssets.module, type: "text/javascript; charset=utf-8") }
         router.get("/page.js") { _, _ in Self.asset(WebAssets.pageScript, type: "text/javascript; charset=utf-8") }
+        router.get("/about") { _, _ in Self.asset(WebAssets.about, type: "text/html; charset=utf-8") }
         router.get("/stream") { _, _ -> Response in
             // Reached only when the WebSocket upgrade was refused (or this is no upgrade at all).
             Response(status: .forbidden, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "WebSocket refused\n")))
@@ -298,7 +305,7 @@ final class FirstConnection: Sendable {
 
     func outcome(socket: String, control: Bool, timeout: Duration) async throws(BridgeError) {
         guard FileManager.default.fileExists(atPath: socket) else {
-            throw .daemonUnreachable(socket: socket, reason: "no such socket")
+            throw .noDaemon(socket: socket)
         }
         let state = self.state
         await withTaskGroup(of: Void.self) { group in

@@ -36,6 +36,18 @@ public struct WebAccess: Sendable {
         return out
     }
 
+    /// The variable a script sets to choose the token, so that it can print the URL before the bridge is up
+    /// (scripts/quickstart does, while the bridge still builds). The environment, not an option: another user can
+    /// read a command line, not this process's environment.
+    public static let tokenVariable = "EDGESWIPE_WEB_TOKEN"
+
+    /// Whether `token` is one the bridge accepts: 32 to 256 characters of `A-Z a-z 0-9 - _` (it travels in URLs,
+    /// cookies and headers unescaped, and is hard to guess).
+    public static func isAcceptable(token: String) -> Bool {
+        (32...256).contains(token.utf8.count)
+            && token.utf8.allSatisfy { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+    }
+
     /// The cookie's name: one per port, so two bridges on one machine do not overwrite each other's.
     public var cookieName: String { "edgeswipe-token-\(port)" }
 

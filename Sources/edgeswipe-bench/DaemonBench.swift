@@ -1,6 +1,7 @@
 import EdgeSwipeBenchSupport
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 import EdgeSwipeProtocol
 import Foundation
 import Glibc

@@ -2,6 +2,7 @@ import ArgumentParser
 import EdgeSwipeBenchSupport
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 import EdgeSwipePlot
 import Foundation
 import Glibc

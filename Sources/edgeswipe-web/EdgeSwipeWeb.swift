@@ -1,5 +1,6 @@
 import ArgumentParser
 import EdgeSwipeClient
+import EdgeSwipeCore
 import EdgeSwipeSystem
 import EdgeSwipeWeb
 import Foundation
@@ -16,10 +17,12 @@ struct EdgeSwipeWebCommand: AsyncParsableCommand {
             It is one ordinary client of the daemon (the daemon's access rules apply to the user who runs it), \
             whatever the number of tabs. It prints the URL, with a random token, on standard output; every request \
             needs the token (the first page load trades it for a cookie). It listens on 127.0.0.1 unless told \
-            otherwise, and is read-only unless started with --control. \
+            otherwise, and is read-only unless started with --control. With EDGESWIPE_WEB_TOKEN set (32 to 256 of \
+            A-Z a-z 0-9 - _), that is the token, so that a script can print the URL before the bridge is up. \
             Exit status: 0 stopped; 64 bad arguments; 69 the daemon could not be reached; 77 the daemon's access \
             policy refuses this user (or grants no control where --control was asked).
-            """)
+            """,
+        version: EdgeSwipeVersion.string)
 
     @Option(name: .long, help: ArgumentHelp("The daemon's socket.", discussion: EdgeSwipeClient.defaultSocketHelp, valueName: "path"))
     var socket: String?
@@ -45,6 +48,14 @@ struct EdgeSwipeWebCommand: AsyncParsableCommand {
             throw ValidationError("--listen \(listen) is not a loopback address: add --allow-remote to serve the stream beyond this machine")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level: unknown level \(logLevel)") }
+        if let token = Self.chosenToken, !WebAccess.isAcceptable(token: token) {
+            throw ValidationError("\(WebAccess.tokenVariable) must be 32 to 256 characters of A-Z a-z 0-9 - _")
+        }
+    }
+
+    /// The token a script chose (``WebAccess/tokenVariable``), if any.
+    static var chosenToken: String? {
+        ProcessEnvironment.current()[WebAccess.tokenVariable].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     func run() async throws {
@@ -60,7 +71,7 @@ struct EdgeSwipeWebCommand: AsyncParsableCommand {
             StandardError.print("edgeswipe-web: warning: listening on \(host), beyond this machine: anyone who can reach it and has the token sees every touch transition\(control ? " and can drive them" : "")")
         }
         let socketPath = socket ?? EdgeSwipeClient.defaultSocketPath(environment: ProcessEnvironment.current()) { (try? Stat(FilePath($0))) != nil }
-        let bridge = Bridge(options: Bridge.Options(socketPath: socketPath, host: host, port: port, control: control), logger: logger)
+        let bridge = Bridge(options: Bridge.Options(socketPath: socketPath, host: host, port: port, control: control, token: Self.chosenToken), logger: logger)
         do {
             try await bridge.run { url, _ in
                 // The only line on standard output: scripts (and the tests) read the URL from it.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EdgeSwipeClient
+import EdgeSwipeCore
 import EdgeSwipeSystem
 import SystemPackage
 
@@ -13,7 +14,7 @@ struct EdgeSwipeCtl: AsyncParsableCommand {
             not be parsed; 66 a file could not be read; 69 the daemon could not be reached; 74 the output could \
             not be written.
             """,
-        version: "0.1.0",
+        version: EdgeSwipeVersion.string,
         subcommands: [
             Monitor.self, Status.self, Devices.self, Ping.self, Push.self, Pop.self, Present.self, Dismiss.self,
             Tab.self, Show.self, Rotate.self, Replay.self, Plot.self,
@@ -37,6 +38,16 @@ enum CtlExit {
     static let unavailable: Int32 = 69
     static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74
+}
+
+/// Says why the daemon at `path` could not be reached (and, when nobody listens there, what to do), and returns
+/// the exit status to throw. The connection errors name the path themselves; the rest are about it.
+func unreachable(_ path: String, _ error: any Error) -> ExitCode {
+    switch error as? ClientError {
+    case .noDaemon?, .connectionFailed?: warn("edgeswipectl: \(error)")
+    case .disconnected?, .timedOut?, .server?, .unexpectedReply?, .closed?, .consumerTooSlow?, nil: warn("edgeswipectl: \(path): \(error)")
+    }
+    return ExitCode(CtlExit.unavailable)
 }
 
 /// Writes a line to standard error.

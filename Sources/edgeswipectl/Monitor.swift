@@ -2,7 +2,9 @@ import ArgumentParser
 import EdgeSwipeClient
 import EdgeSwipeCore
 import EdgeSwipeProtocol
+import EdgeSwipeSystem
 import Glibc
+import SystemPackage
 
 struct Monitor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,6 +18,10 @@ struct Monitor: AsyncParsableCommand {
     @OptionGroup var socket: SocketOptions
     @Flag(name: .long, help: "Print the raw protocol lines.") var json = false
     @Option(name: .long, help: ArgumentHelp("Stop after this many messages (for scripts).", valueName: "n")) var count: Int?
+    @Option(name: .long, help: ArgumentHelp(
+        "A line to keep in view: on a terminal, at the bottom, under the progress bars; otherwise printed once, first.",
+        discussion: "scripts/quickstart keeps the web page's address there.", valueName: "text"))
+    var footer: String?
 
     func run() async throws {
         if json { try raw() } else { try await human() }
@@ -36,7 +42,12 @@ struct Monitor: AsyncParsableCommand {
         let client = EdgeSwipeClient(
             socketPath: socket.path,
             configuration: ClientConfiguration(reconnect: ReconnectPolicy(maxAttempts: nil), requestTimeout: .seconds(5)))
-        var view = MonitorView(interactive: isatty(STDOUT_FILENO) == 1)
+        // The monitor waits for a daemon that is not there yet (it reconnects until interrupted): say so once,
+        // without a probe connection, which would count as a client of a replay held for one.
+        if (try? Stat(FilePath(socket.path))) == nil {
+            warn("edgeswipectl: \(ClientError.noDaemon(path: socket.path, leftBehind: false)) Waiting for one; Ctrl-C stops.")
+        }
+        var view = MonitorView(interactive: isatty(STDOUT_FILENO) == 1, footer: footer)
         var seen = 0
         do {
             for try await message in client.messages() {
@@ -46,23 +57,29 @@ struct Monitor: AsyncParsableCommand {
             }
         } catch {
             view.finish()
-            warn("edgeswipectl: \(socket.path): \(error)")
-            throw ExitCode(CtlExit.unavailable)
+            throw unreachable(socket.path, error)
         }
         view.finish()
     }
 }
 
-/// The monitor's screen: a scrolling log of events, with a status line of progress bars kept at the bottom when
-/// the output is a terminal.
+/// The monitor's screen: a scrolling log of events, with a status line of progress bars (and the footer, when
+/// there is one) kept at the bottom when the output is a terminal.
 struct MonitorView {
     let interactive: Bool
+    /// A line kept under the status line (a terminal), or printed once before anything else.
+    let footer: String?
     private var running: [UInt64: TransitionMessage] = [:]
     /// Blocked gestures in flight, by device: drawn as a rubber band in the status line.
     private var blocked: [UInt32: GestureMessage] = [:]
-    private var statusShown = false
+    /// The rows drawn at the bottom (status line, footer), which the next log line first erases.
+    private var statusLines = 0
 
-    init(interactive: Bool) { self.interactive = interactive }
+    init(interactive: Bool, footer: String? = nil) {
+        self.interactive = interactive
+        self.footer = footer
+        if !interactive, let footer { print(footer) }
+    }
 
     mutating func show(_ message: ServerMessage) {
         switch message {
@@ -133,15 +150,20 @@ struct MonitorView {
     }
 
     mutating func finish() {
-        if statusShown { print("\u{1B}[2K\r", terminator: "") }
-        statusShown = false
+        eraseStatus()
         fflush(nil)
     }
 
     private mutating func log(_ line: String) {
-        if statusShown { print("\u{1B}[2K\r", terminator: "") }
-        statusShown = false
+        eraseStatus()
         print(line)
+    }
+
+    /// Clears the bottom lines, leaving the cursor at the start of the first.
+    private mutating func eraseStatus() {
+        guard statusLines > 0 else { return }
+        print("\u{1B}[2K\r" + String(repeating: "\u{1B}[1A\u{1B}[2K", count: statusLines - 1), terminator: "")
+        statusLines = 0
     }
 
     private mutating func drawStatus() {
@@ -160,8 +182,13 @@ struct MonitorView {
             return "[device \(g.device)] \(Self.name(of: g)) blocked \(bar) \(String(format: "%.1f", mm)) mm"
         }
         let all = bars + bands
-        print("\u{1B}[2K\r" + all.joined(separator: "  "), terminator: "")
-        statusShown = !all.isEmpty
+        eraseStatus()
+        var lines = all.isEmpty ? [] : [all.joined(separator: "  ")]
+        if let footer { lines.append(footer) }
+        print(lines.joined(separator: "\n"), terminator: "")
+        // A line longer than the terminal is wide wraps onto more rows, which the next erase must climb too.
+        let columns = Terminal.columns(of: STDOUT_FILENO) ?? Int.max
+        statusLines = lines.reduce(0) { $0 + Terminal.rows(of: $1, columns: columns) }
         fflush(nil)
     }
 

@@ -13,7 +13,7 @@ struct Plot: ParsableCommand {
             the touches on each device to scale over its edge zones; percent against time for every transition \
             (threshold, release, the projected percent the decision used, run-out, re-grabs); release velocity \
             against time; and the swipes that were blocked or failed, with the reason. --png converts it with \
-            rsvg-convert (Debian: librsvg2-bin).
+            rsvg-convert (Debian: librsvg2-bin); with --png, an output named .svg is written as the same name in .png.
             """)
 
     @OptionGroup var input: ReplayInput
@@ -36,7 +36,7 @@ struct Plot: ParsableCommand {
         let names = input.files.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
         let svg = PlotRenderer(title: "EdgeSwipe: \(names) (configuration: \(input.config ?? "built-in"))").svg(recorder.data)
         if png {
-            try writePNG(svg)
+            try writePNG(svg, to: pngOutput())
         } else {
             do { try Data(svg.utf8).write(to: URL(fileURLWithPath: output)) } catch {
                 warn("edgeswipectl: \(output): cannot write the plot: \(error.localizedDescription)")
@@ -45,8 +45,18 @@ struct Plot: ParsableCommand {
         }
     }
 
+    /// Where the PNG goes: `-o plot.svg --png` asks for a PNG and names an SVG, so the PNG is written beside it
+    /// as `plot.png` (said on standard error) rather than as PNG bytes in a file called `.svg`.
+    func pngOutput() -> String {
+        let name = output as NSString
+        guard name.pathExtension.lowercased() == "svg" else { return output }
+        let renamed = name.deletingPathExtension + ".png"
+        warn("edgeswipectl: --png: writing \(renamed) (a PNG, not \(output))")
+        return renamed
+    }
+
     /// Converts through `rsvg-convert`, fed on standard input, so that no temporary SVG is left behind.
-    private func writePNG(_ svg: String) throws {
+    private func writePNG(_ svg: String, to output: String) throws {
         let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map { "\($0)/rsvg-convert" }
         guard let tool = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             warn("edgeswipectl: --png needs rsvg-convert, which is not installed (Debian and Ubuntu: apt install librsvg2-bin); without --png the plot is written as SVG")

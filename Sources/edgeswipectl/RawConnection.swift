@@ -1,4 +1,5 @@
 import ArgumentParser
+import EdgeSwipeClient
 import EdgeSwipeSystem
 import SystemPackage
 
@@ -25,8 +26,7 @@ final class RawConnection {
         do {
             return RawConnection(fd: try .connectedUnixSocket(to: address), path: path)
         } catch {
-            warn("edgeswipectl: \(path): connect failed: \(error); is edgeswiped running?")
-            throw ExitCode(CtlExit.unavailable)
+            throw unreachable(path, ClientError.connecting(to: path, failedWith: error.rawValue))
         }
     }
 

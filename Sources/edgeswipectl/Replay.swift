@@ -2,6 +2,7 @@ import ArgumentParser
 import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 import EdgeSwipeProtocol
 import EdgeSwipeSystem
 import Foundation

@@ -19,8 +19,7 @@ func perform<T>(_ options: SocketOptions, _ body: (EdgeSwipeClient) async throws
             warn("edgeswipectl: \(error)")
             throw ExitCode(CtlExit.refused)
         default:
-            warn("edgeswipectl: \(options.path): \(error)")
-            throw ExitCode(CtlExit.unavailable)
+            throw unreachable(options.path, error)
         }
     }
 }

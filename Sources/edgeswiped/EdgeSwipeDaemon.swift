@@ -10,11 +10,6 @@ import Logging
 import ServiceLifecycle
 import UnixSignals
 
-/// The version printed by `--version` and sent in `hello`.
-enum EdgeSwipeVersion {
-    static let string = "0.1.0"
-}
-
 /// sysexits(3) codes: systemd and shell scripts can tell a bad file from a busy socket. The same list is in
 /// `--help` and the README.
 enum ExitStatus {
@@ -206,7 +201,7 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
             print("\(d.path)\t\(d.kind.rawValue)\t\(size)\t\(d.name)")
         }
         if found.isEmpty {
-            StandardError.print("edgeswiped: no readable touch device")
+            StandardError.print("edgeswiped: \(input.noTouchDevice.map { "\($0)" } ?? "no readable touch device")")
             throw ExitCode(ExitStatus.unavailable)
         }
     }

@@ -1,6 +1,7 @@
 import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 import Logging
 
 /// Live touchscreens and touchpads, read through libinput and libevdev.
@@ -8,6 +9,8 @@ final class LiveSource: InputSource {
     let input: LiveTouchInput
     private let logger: Logger
     private var failed = false
+    /// Whether the devices found at start-up (libinput's coldplug, all read in the first pass) were looked at.
+    private var checkedStartup = false
 
     init(input: LiveTouchInput, logger: Logger) {
         self.input = input
@@ -26,6 +29,11 @@ final class LiveSource: InputSource {
             logger.error("input failed: \(error)")
             failed = true
         }
+        // A daemon that found nothing to read says why, and what to do, rather than only "ready".
+        if !checkedStartup {
+            checkedStartup = true
+            if let why = input.noTouchDevice { logger.warning("\(why)") }
+        }
     }
 
     func suspend(now: MonotonicInstant, feed: (InputStep) -> Void) { input.suspend(now: now, feed) }
@@ -38,7 +46,11 @@ final class ReplaySource: InputSource {
     private let recordings: [Recording]
     private let options: RecordingPlayer.Options
     private let speed: Double
-    private let loop: Bool
+    /// Whether the recording plays again at its end (`--loop`): a new pass starts when the input thread says
+    /// (``startNextPass(at:)``).
+    let loops: Bool
+    /// A pass has ended and the next waits for the input thread.
+    private(set) var isBetweenPasses = false
     /// Holds the first step back until it returns true (e.g. until enough clients are connected). While it is
     /// closed the source asks for no wake-up: whoever can open it wakes the input thread (``InputThread/wake()``).
     private let gate: () -> Bool
@@ -60,7 +72,7 @@ final class ReplaySource: InputSource {
         self.recordings = recordings
         self.options = options
         self.speed = speed > 0 ? speed : 1
-        self.loop = loop
+        self.loops = loop
         self.gate = gate
         self.logger = logger
         self.player = RecordingPlayer(recordings: recordings, options: options)
@@ -71,7 +83,7 @@ final class ReplaySource: InputSource {
     var pollDescriptors: [Int32] { [] }
 
     var nextWakeup: MonotonicInstant? {
-        if isExhausted { return nil }
+        if isExhausted || isBetweenPasses { return nil }
         guard let origin else {
             // Not started: check the gate now; once it was closed, only a wake-up (a client connecting) does.
             return waitingAtGate ? nil : .zero
@@ -99,7 +111,7 @@ final class ReplaySource: InputSource {
     }
 
     func service(now: MonotonicInstant, feed: (InputStep) -> Void) {
-        guard !isExhausted else { return }
+        guard !isExhausted && !isBetweenPasses else { return }
         if origin == nil {
             guard gate() else {
                 waitingAtGate = true
@@ -107,6 +119,9 @@ final class ReplaySource: InputSource {
             }
             pending = player.next()
             origin = (pending?.time ?? options.start, now)
+            // Scripts wait for this line (scripts/quickstart starts the web bridge after it, so that the monitor,
+            // not the bridge, is the client the replay was held for).
+            logger.info("replay: playing")
         }
         guard let origin else { return }
         while true {
@@ -131,15 +146,22 @@ final class ReplaySource: InputSource {
             decodeDue = true
         }
         // The recording has ended.
-        if loop {
-            logger.info("replay: starting again")
-            player = RecordingPlayer(recordings: recordings, options: options)
-            pending = player.next()
-            self.origin = (pending?.time ?? options.start, now)
+        if loops {
+            isBetweenPasses = true
         } else {
             logger.info("replay: the recording has ended")
             isExhausted = true
         }
+    }
+
+    func startNextPass(at time: MonotonicInstant) {
+        guard isBetweenPasses else { return }
+        logger.info("replay: starting again")
+        isBetweenPasses = false
+        player = RecordingPlayer(recordings: recordings, options: options)
+        pending = player.next()
+        decodeDue = false
+        origin = (pending?.time ?? options.start, time)
     }
 
     /// The step as it happens on the live clock.

@@ -1,5 +1,6 @@
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeSeat
 import EdgeSwipeProtocol
 import EdgeSwipeSystem
 import Logging
@@ -23,12 +24,20 @@ protocol InputSource: AnyObject {
     func suspend(now: MonotonicInstant, feed: (InputStep) -> Void)
     /// The machine woke: live devices are opened again (they come back through ``service(now:feed:)``).
     func resume()
+    /// A looped replay that has played a pass and plays nothing more until ``startNextPass(at:)``: the thread
+    /// starts the next once everything the last one set in motion has come to rest (``InputThread``, "passes").
+    var isBetweenPasses: Bool { get }
+    /// Plays the recording again from its start, its first step due at `time`.
+    func startNextPass(at time: MonotonicInstant)
 }
 
 extension InputSource {
     /// A recording has no devices to let go of: it plays on.
     func suspend(now: MonotonicInstant, feed: (InputStep) -> Void) {}
     func resume() {}
+    /// Live devices have no passes.
+    var isBetweenPasses: Bool { false }
+    func startNextPass(at time: MonotonicInstant) {}
 }
 
 /// Work handed to the input thread from other threads (socket clients, signal handlers).
@@ -73,6 +82,13 @@ final class InputThread: @unchecked Sendable {
     private let logger: Logger
     private let finished = Mutex<Bool>(false)
     private var onExit: (@Sendable () -> Void)?
+    /// Passes of a looped replay (``startPassesDue(at:)``): when the last rubber band published springs back to
+    /// rest. The engine does not animate a blocked gesture's band (clients do, from its spec), so the next pass
+    /// waits for it here. Followed only when some source loops.
+    private var bandsRestAt: MonotonicInstant = .zero
+    /// A pass waits for nothing but a band: wake up then.
+    private var passDue: MonotonicInstant?
+    private let loops: Bool
 
     /// - Parameters:
     ///   - rotations: the rotations clients set, as the state file remembers them.
@@ -95,6 +111,7 @@ final class InputThread: @unchecked Sendable {
         self.logger = logger
         self.publish = publish
         self.barrier = barrier
+        self.loops = sources.contains { ($0 as? ReplaySource)?.loops == true }
         events.reserveCapacity(256)
     }
 
@@ -135,6 +152,7 @@ final class InputThread: @unchecked Sendable {
             var deadline = engine.nextDeadline
             for s in sources { if let w = s.nextWakeup { deadline = min(deadline ?? w, w) } }
             if let w = seat?.deadline { deadline = min(deadline ?? w, w) }
+            if let w = passDue { deadline = min(deadline ?? w, w) }
             // The clock is read after the sources were asked: `nextWakeup` may do work (a replay decodes its next
             // frame there), and a timeout measured from a clock read before that work woke the thread late by
             // all of it, every frame (docs/PERFORMANCE.md, "The wait's clock").
@@ -154,6 +172,7 @@ final class InputThread: @unchecked Sendable {
             if let seat, waiter.isReady(1) || (seat.deadline.map { $0 <= time } ?? false) { serviceSeat(at: time) }
             for s in sources { s.service(now: time, feed: feed) }
             engine.tick(at: time, into: &events)
+            if loops { startPassesDue(at: time) }
             stopping = runCommands(at: time)
             var rotations: [RememberedRotation]? = nil
             if rotation.remembered != savedRotations {
@@ -182,6 +201,27 @@ final class InputThread: @unchecked Sendable {
         }
         finished.withLock { $0 = true }
         onExit?()
+    }
+
+    /// A looped replay plays every pass alike, and to its end: the next pass starts once the last one's run-outs
+    /// have ended (the engine has nothing in flight) and its rubber bands have sprung back, with the containers
+    /// back in their initial state (``Engine/returnToInitialState(at:into:)``). Without the wait, the next pass's
+    /// first swipe caught the last one's run-out; without the reset, the state carried over, so a pass's last
+    /// swipe found no tab left to go to and was blocked from the third pass on.
+    private func startPassesDue(at time: MonotonicInstant) {
+        for case .gesture(let g) in events {
+            if let band = g.animation { bandsRestAt = max(bandsRestAt, band.end) }
+        }
+        passDue = nil
+        for source in sources where source.isBetweenPasses {
+            guard engine.nextDeadline == nil else { return }
+            guard time >= bandsRestAt else {
+                passDue = bandsRestAt
+                return
+            }
+            guard engine.returnToInitialState(at: time, into: &events) else { return }
+            source.startNextPass(at: time)
+        }
     }
 
     /// A step from a source, turned as the rotation in force says, to the engine.

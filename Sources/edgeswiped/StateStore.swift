@@ -13,7 +13,7 @@ import SystemPackage
 // (AtomicFileWriter: a temporary file, fsync, rename over the old one, fsync of the directory); the input thread
 // never waits for the disk. A reply to a request that changed the state waits until it is on disk. At start-up the
 // file is read back and replaces the configured initial state of every container whose name and kind still match
-// the configuration (StateFormat.swift). A file that cannot be read is moved aside (`state.json.corrupt-<time>`) and
+// the configuration (SavedState.swift). A file that cannot be read is moved aside (`state.json.corrupt-<time>`) and
 // the daemon starts from the configured state: losing a tab selection must never stop the daemon. The directory and
 // the file are checked before they are trusted (ModeChecks.swift).
 

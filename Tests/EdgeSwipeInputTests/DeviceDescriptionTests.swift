@@ -1,5 +1,7 @@
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeInputTestSupport
+import EdgeSwipeTestSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeInputTestSupport
 import Testing
 
 /// One decoding scenario: frames of events in, readable touch changes out.

@@ -1,5 +1,6 @@
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeSeat
 import Testing
 
 /// A 220 x 140 mm touchscreen (resolution 10 units/mm), as a source normalizes it: with its configured rotation.

@@ -102,7 +102,7 @@ struct ClientIntegrationTests {
         let client = EdgeSwipeClient(socketPath: dir.file("absent.sock"), configuration: ClientConfiguration(reconnect: nil))
         let recorder = StreamRecorder(client.messages())
         _ = try await recorder.wait("the stream's end") { _, ended in ended }
-        guard case .connectionFailed(let path, _)? = recorder.error else { throw TestFailure("\(String(describing: recorder.error))") }
+        guard case .noDaemon(let path, leftBehind: false)? = recorder.error else { throw TestFailure("\(String(describing: recorder.error))") }
         #expect(path == dir.file("absent.sock"))
         await #expect(throws: ClientError.self) { try await client.status() }
     }

@@ -1,3 +1,4 @@
+import EdgeSwipeClient
 import EdgeSwipeProtocol
 import EdgeSwipeServer
 import EdgeSwipeTestSupport
@@ -29,9 +30,10 @@ final class Subprocess: @unchecked Sendable {
     private var partial = ""
     private var finished = false
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String]? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -103,6 +105,33 @@ struct PythonExampleTests {
         #expect(transitions.last?.contains("completed") == true)
         #expect(transitions.contains { $0.contains("finishing") && $0.contains("animation=ease-in-out/") })
         #expect(lines.contains { $0.hasPrefix("lifecycle 1 shell launcher did-appear") })
+    }
+
+    /// Where each environment sends a client told nothing: the socket file exists or not, the variables are set or not.
+    static let socketEnvironments: [(name: String, socketExists: Bool, edgeswipeSocket: String?, runtimeDir: Bool)] = [
+        ("EDGESWIPE_SOCKET wins", true, "/tmp/elsewhere.sock", true),
+        ("a user's daemon in XDG_RUNTIME_DIR", true, nil, true),
+        ("XDG_RUNTIME_DIR without a daemon: the system service", false, nil, true),
+        ("no XDG_RUNTIME_DIR: the system service", false, nil, false),
+    ]
+
+    @Test("the example's default socket is the one every tool uses", arguments: socketEnvironments)
+    func defaultSocket(_ name: String, _ socketExists: Bool, _ edgeswipeSocket: String?, _ runtimeDir: Bool) async throws {
+        let dir = try TempDir()
+        if socketExists { FileManager.default.createFile(atPath: dir.file("edgeswipe.sock"), contents: nil) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["EDGESWIPE_SOCKET"] = edgeswipeSocket
+        environment["XDG_RUNTIME_DIR"] = runtimeDir ? dir.path : nil
+        let expected = EdgeSwipeClient.defaultSocketPath(environment: environment) { FileManager.default.fileExists(atPath: $0) }
+        let python = try Subprocess([
+            "python3", "-c",
+            "import importlib.util, sys; s = importlib.util.spec_from_file_location('example', sys.argv[1]); "
+                + "m = importlib.util.module_from_spec(s); s.loader.exec_module(m); print(m.default_socket())",
+            PythonExample.script,
+        ], environment: environment)
+        #expect(try await python.exitStatus() == 0)
+        let lines = try await python.waitForLine("the path") { _ in true }
+        #expect(lines == [expected], "\(name)")
     }
 
     @Test("--once prints the hello and the answer to one request, including an error")

@@ -264,3 +264,20 @@ struct WaitingTests {
         #expect(ProcessHeap.releaseFreeMemory() >= 0)
     }
 }
+
+/// The rows a line takes on a terminal: the monitor erases exactly these before it prints the next event.
+@Suite struct TerminalTests {
+    @Test(arguments: [
+        (0, 80, 1), (1, 80, 1), (79, 80, 1), (80, 80, 1), (81, 80, 2), (160, 80, 2), (161, 80, 3), (5, 0, 1),
+    ])
+    func rows(_ characters: Int, _ columns: Int, _ rows: Int) {
+        #expect(Terminal.rows(of: String(repeating: "█", count: characters), columns: columns) == rows)
+    }
+
+    @Test func aPipeIsNoTerminal() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        #expect(Terminal.columns(of: ends[1]) == nil)
+    }
+}

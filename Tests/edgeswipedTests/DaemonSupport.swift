@@ -57,11 +57,11 @@ final class DaemonProcess {
     /// `recording` replayed at `speed` on `dir/d.sock`, held at its gate until `clients` have connected; returns once
     /// the daemon has said READY=1. Readiness comes through `NOTIFY_SOCKET`, not a probe connection: a probe would
     /// count towards `--wait-for-clients` and could open the gate before the test's clients are in.
-    static func replaying(_ recording: URL, in dir: URL, speed: Double = 2, clients: Int = 1) throws -> DaemonProcess {
+    static func replaying(_ recording: URL, in dir: URL, speed: Double = 2, clients: Int = 1, _ arguments: [String] = []) throws -> DaemonProcess {
         let notify = try NotifyListener(path: dir.appendingPathComponent("notify").path)
         let daemon = try DaemonProcess(
             ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", recording.path, "--speed", "\(speed)",
-             "--wait-for-clients", "\(clients)"], directory: dir, environment: ["NOTIFY_SOCKET": notify.path])
+             "--wait-for-clients", "\(clients)"] + arguments, directory: dir, environment: ["NOTIFY_SOCKET": notify.path])
         daemon.notify = notify
         guard notify.wait(for: "READY=1", timeoutSeconds: 30) else {
             throw DaemonTestError("the daemon never said READY=1: \(daemon.log)")

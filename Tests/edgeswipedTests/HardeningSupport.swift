@@ -1,6 +1,7 @@
 import EdgeSwipeCore
 import EdgeSwipeFingerScript
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 import EdgeSwipeSystem
 import Foundation
 import Glibc

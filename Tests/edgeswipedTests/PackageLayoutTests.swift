@@ -14,8 +14,8 @@ struct PackageLayoutTests {
             Range($0.range(at: 1), in: manifest).map { String(manifest[$0]) }
         }
         #expect(Set(declared) == [
-            "CInput", "CSystemCalls", "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeSystem", "EdgeSwipeInput",
-            "EdgeSwipeProtocol", "EdgeSwipeBenchSupport",
+            "CInput", "CYAML", "CSystemCalls", "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeSystem", "EdgeSwipeInput",
+            "EdgeSwipeRecordings", "EdgeSwipeProtocol", "EdgeSwipeBenchSupport",
         ])
         let linked = root.appendingPathComponent("Benchmarks/Sources")
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: linked.path)) == Set(declared))

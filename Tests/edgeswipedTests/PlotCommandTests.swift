@@ -1,6 +1,7 @@
 import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeRecordings
 import Foundation
 import Testing
 
@@ -79,17 +80,29 @@ struct PlotCommandTests {
         #expect(String(decoding: svg, as: UTF8.self).contains("blocked: no applicable binding"))
     }
 
-    @Test("--png writes a PNG through rsvg-convert, or says what to install")
-    func png() throws {
+    /// `-o` names and where the PNG lands: an `.svg` name asks for an SVG, so the PNG goes beside it as `.png`.
+    static let pngOutputs: [(asked: String, written: String, note: Bool)] = [
+        ("demo.png", "demo.png", false),
+        ("demo.svg", "demo.png", true),
+        ("Demo.SVG", "Demo.png", true),
+        ("demo", "demo", false),
+    ]
+
+    @Test("--png writes a PNG through rsvg-convert, or says what to install", arguments: pngOutputs)
+    func png(_ asked: String, _ written: String, _ note: Bool) throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let out = dir.appendingPathComponent("demo.png")
+        let out = dir.appendingPathComponent(asked)
         let haveRsvg = ["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+        // scripts/deps installs rsvg-convert (librsvg2-bin); CI must run the conversion.
+        try #require(haveRsvg || ProcessInfo.processInfo.environment["CI"] == nil, "CI without rsvg-convert: scripts/deps installs librsvg2-bin")
         if haveRsvg {
             let r = try run(Paths.edgeswipectl, ["plot", Paths.demo.path, "--png", "-o", out.path])
             #expect(r.status == 0, "\(r.stderr)")
-            let bytes = try Data(contentsOf: out)
+            let bytes = try Data(contentsOf: dir.appendingPathComponent(written))
             #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG signature")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == [written], "nothing else is written")
+            #expect(r.stderr.contains("writing \(dir.appendingPathComponent(written).path)") == note, "\(r.stderr)")
         }
         // Without rsvg-convert on the PATH: a clear error and exit 69, whatever is installed.
         let r = try run(Paths.edgeswipectl, ["plot", Paths.demo.path, "--png", "-o", out.path + ".2"], environment: ["PATH": dir.path])

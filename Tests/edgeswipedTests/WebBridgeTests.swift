@@ -13,7 +13,7 @@ struct WebBridgeTests {
         let daemon = try DaemonProcess.holdingDemo(in: dir)
         let bridge = try BridgeProcess(socket: daemon.socketPath, directory: dir)
         let cookie = "edgeswipe-token-\(bridge.port)=\(bridge.token)"
-        for path in ["/", "/edgeswipe.js", "/stream", "/anything"] {
+        for path in ["/", "/edgeswipe.js", "/about", "/stream", "/anything"] {
             for headers in [[:], ["Cookie": "edgeswipe-token-\(bridge.port)=wrong"], ["Authorization": "Bearer x\(bridge.token)"], ["Cookie": cookie, "Host": "evil.example:\(bridge.port)"]] {
                 let r = try httpGet(port: bridge.port, path: path, headers: headers)
                 #expect(r.status == 403, "\(path) \(headers)")
@@ -25,6 +25,12 @@ struct WebBridgeTests {
         #expect(page.status == 200)
         #expect(String(decoding: page.body, as: UTF8.self).contains("<html") || String(decoding: page.body, as: UTF8.self).contains("<!doctype"))
         #expect(page.headers["content-security-policy"] != nil)
+        // One line says what is shown, and links to the page that says what each part shows and where the docs are.
+        #expect(String(decoding: page.body, as: UTF8.self).contains(#"The daemon's containers, live"#))
+        #expect(String(decoding: page.body, as: UTF8.self).contains(#"<a href="/about">"#))
+        let about = try httpGet(port: bridge.port, path: "/about", headers: ["Cookie": cookie])
+        #expect(about.status == 200 && about.headers["content-type"]?.hasPrefix("text/html") == true)
+        #expect(String(decoding: about.body, as: UTF8.self).contains("docs/PROTOCOL.md"))
         let module = try httpGet(port: bridge.port, path: "/edgeswipe.js", headers: ["Authorization": "Bearer \(bridge.token)"])
         #expect(module.status == 200 && module.headers["content-type"]?.hasPrefix("text/javascript") == true)
         // A WebSocket without the token is refused before any byte of the stream.

@@ -154,14 +154,27 @@ export function scenesAt(transition, timeUS) {
  * Everything the stream says, kept current: `containers` (by name, as `hello`/`state` describe them),
  * `transitions` (running ones by id, and the last one of each container), `devices`, `gestures` (the latest per
  * device, with a blocked swipe's rubber band), `lifecycle` (the appearance callbacks in order) and `events` (a
- * readable log: lifecycle, presentation and interaction).
+ * readable log: lifecycle, presentation and interaction). The two logs keep the latest `logLimit` entries (a page
+ * left open on a looping demo would otherwise grow without end); `lifecycleCount` and `eventsCount` count every
+ * entry ever added.
  */
 export class EdgeSwipeState {
-  constructor() {
+  constructor({ logLimit = 500 } = {}) {
     this.clock = new DaemonClock();
+    this.logLimit = logLimit;
     this.lifecycle = [];
     this.events = [];
+    this.lifecycleCount = 0;
+    this.eventsCount = 0;
     this.reset();
+  }
+
+  /** Appends to the lifecycle log or the readable one, dropping the oldest entries past `logLimit`. */
+  log(kind, entry) {
+    const list = kind === "lifecycle" ? this.lifecycle : this.events;
+    list.push(entry);
+    if (list.length > this.logLimit) list.splice(0, list.length - this.logLimit);
+    if (kind === "lifecycle") this.lifecycleCount += 1; else this.eventsCount += 1;
   }
 
   reset() {
@@ -204,14 +217,14 @@ export class EdgeSwipeState {
         this.gestures.set(m.device, m);
         break;
       case "lifecycle":
-        this.lifecycle.push({ transition: m.transition, container: m.container, scene: m.scene, event: m.event });
-        this.events.push(`${m.scene} ${m.event}`);
+        this.log("lifecycle", { transition: m.transition, container: m.container, scene: m.scene, event: m.event });
+        this.log("events", `${m.scene} ${m.event}`);
         break;
       case "presentation":
-        this.events.push(`${m.kind} ${m.phase}: ${m.presented} over ${m.presenting}${m.completed === undefined ? "" : m.completed ? " (completed)" : " (not completed)"}`);
+        this.log("events", `${m.kind} ${m.phase}: ${m.presented} over ${m.presenting}${m.completed === undefined ? "" : m.completed ? " (completed)" : " (not completed)"}`);
         break;
       case "interaction":
-        this.events.push(m.phase === "ended"
+        this.log("events", m.phase === "ended"
           ? `released #${m.transition} at ${Math.round(m.percent * 100)}%, toward ${m.cancelled ? "cancel" : "finish"}`
           : `caught #${m.transition} at ${Math.round(m.percent * 100)}%`);
         break;

@@ -143,11 +143,36 @@ function render() {
   requestAnimationFrame(render);
 }
 
+/**
+ * Adds an entry to one of the side lists, which keep the state's latest `logLimit` entries, numbered from the
+ * first ever (`start`). The list follows the newest entry only while its reader is at the bottom: scrolled back,
+ * what they read stays where it is, also when the oldest entries go.
+ */
 function appendLog(id, text) {
+  const list = $(id);
+  const following = list.scrollHeight - list.scrollTop - list.clientHeight < 8;
   const li = document.createElement("li");
   li.textContent = text;
-  $(id).append(li);
-  $(id).scrollTop = $(id).scrollHeight;
+  list.append(li);
+  let removed = 0;
+  while (list.children.length > state.logLimit) {
+    removed += list.firstElementChild.offsetHeight;
+    list.firstElementChild.remove();
+    list.start += 1;
+  }
+  if (following) list.scrollTop = list.scrollHeight;
+  else if (removed > 0) list.scrollTop = Math.max(0, list.scrollTop - removed);
+}
+
+/** The control form's container menu, rebuilt only when the daemon's containers change: the user's choice stays. */
+function updateContainerMenu() {
+  const select = $("control-container");
+  const names = [...state.containers.keys()];
+  const shown = [...select.options].map((o) => o.value);
+  if (names.length === shown.length && names.every((n, i) => n === shown[i])) return;
+  const chosen = select.value;
+  select.replaceChildren(...names.map((n) => new Option(n, n)));
+  if (names.includes(chosen)) select.value = chosen;
 }
 
 function onMessage(m) {
@@ -180,10 +205,7 @@ function onMessage(m) {
     default:
       break;
   }
-  if (m.type === "hello" || m.type === "state") {
-    const select = $("control-container");
-    select.replaceChildren(...[...state.containers.keys()].map((n) => Object.assign(document.createElement("option"), { textContent: n })));
-  }
+  if (m.type === "hello" || m.type === "state") updateContainerMenu();
 }
 
 const connection = connect({ state, onMessage, onStatus: (text) => { if (text !== "connected") $("status").textContent = text; } });

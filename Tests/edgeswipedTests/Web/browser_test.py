@@ -109,8 +109,25 @@ def main():
             fail(f"edgeswipe.js differs from Swift's AnimationInfo by up to {worst}")
         print(f"curves: {len(cases)} cases, largest difference {worst:.2e}", flush=True)
 
+        # The page says what it shows in one line, and links to what each part shows and where the docs are.
+        about = driver.execute_script("const a = document.querySelector('#about a'); return a ? [document.getElementById('about').textContent, a.getAttribute('href')] : null")
+        if not about or "The daemon's containers, live" not in about[0] or about[1] != "/about":
+            fail(f"the page's explanatory line and docs link: {about}")
+        about_status = driver.execute_async_script("const done = arguments[arguments.length - 1]; fetch('/about').then(r => done(r.status), () => done(0));")
+        if about_status != 200:
+            fail(f"/about answered {about_status}")
+        # The side lists keep the latest 10 here (500 by default), in short boxes, so that the replay trims and
+        # scrolls them; the control menu's choice must survive every state message.
+        driver.execute_script("""
+            window.edgeswipePage.state.logLimit = 10;
+            for (const id of ['lifecycle', 'events']) document.getElementById(id).style.maxHeight = '48px';
+            const menu = document.getElementById('control-container');
+            menu.value = 'overlay';
+            menu.dispatchEvent(new Event('change'));""")
+
         monitor = Monitor(sock)
         monitor.start()  # the second client: the replay starts now
+        scrolled_back = False
 
         checked = 0
         shot = False
@@ -121,6 +138,10 @@ def main():
             return len(began) == 6 and began == ended
         deadline = time.monotonic() + 120
         while not settled() and time.monotonic() < deadline:
+            if not scrolled_back and driver.execute_script("return window.edgeswipePage.state.lifecycleCount") >= 6:
+                # A reader scrolls the lifecycle list back: it must stay there as entries come.
+                driver.execute_script("document.getElementById('lifecycle').scrollTop = 0")
+                scrolled_back = True
             probe = driver.execute_script("""
                 const out = [];
                 for (const [name, r] of Object.entries(window.edgeswipePage.rendered)) {
@@ -166,11 +187,27 @@ def main():
         print(f"mid-transition frames compared: {checked}", flush=True)
 
         stream_log = [[m["transition"], m["container"], m["scene"], m["event"]] for m in monitor.snapshot() if m.get("type") == "lifecycle"]
-        wait(lambda: driver.execute_script("return window.edgeswipePage.state.lifecycle.length") >= len(stream_log), 10, "the page's lifecycle log")
+        wait(lambda: driver.execute_script("return window.edgeswipePage.state.lifecycleCount") >= len(stream_log), 10, "the page's lifecycle log")
         page_log = driver.execute_script("return window.edgeswipePage.state.lifecycle.map(e => [e.transition, e.container, e.scene, e.event])")
-        if page_log != stream_log:
-            fail(f"the page's lifecycle log ({len(page_log)} entries) differs from the stream's ({len(stream_log)})")
+        if page_log != stream_log[-10:]:
+            fail(f"the page's lifecycle log ({len(page_log)} entries) differs from the stream's last 10 (of {len(stream_log)})")
         print(f"lifecycle entries: {len(stream_log)}", flush=True)
+        lists = driver.execute_script("""
+            const l = document.getElementById('lifecycle'), e = document.getElementById('events');
+            const first = l.firstElementChild.getBoundingClientRect(), box = l.getBoundingClientRect();
+            return {count: l.children.length, start: l.start, total: window.edgeswipePage.state.lifecycleCount,
+                    backAt: l.scrollTop, atBottom: l.scrollHeight - l.scrollTop - l.clientHeight < 8,
+                    eventsAtBottom: e.scrollHeight - e.scrollTop - e.clientHeight < 8,
+                    markers: getComputedStyle(l).listStylePosition, markerInBox: first.left >= box.left,
+                    menu: document.getElementById('control-container').value};""")
+        if lists["count"] != 10 or lists["start"] != lists["total"] - 9:
+            fail(f"the lifecycle list keeps the latest 10, numbered from the first ever: {lists}")
+        if lists["atBottom"] or not lists["eventsAtBottom"]:
+            fail(f"a list scrolled back stays put, one at the bottom follows: {lists}")
+        if lists["markers"] != "inside" or not lists["markerInBox"]:
+            fail(f"the lists' numbers are drawn inside their box: {lists}")
+        if lists["menu"] != "overlay":
+            fail(f"the control menu lost the user's choice: {lists['menu']}")
 
         # The replay's daemon exits at the end of the recording; another one takes its socket. The bridge
         # reconnects, and the page resumes from the new daemon's hello.

@@ -1,0 +1,7 @@
+#ifndef EDGESWIPE_CSYSTEMD_SHIM_H
+#define EDGESWIPE_CSYSTEMD_SHIM_H
+/* libsystemd's sd-bus: the system bus (logind, iio-sensor-proxy) for the daemon's seat, and the session bus for
+   edgeswipe-session's D-Bus effects. Only its non-variadic calls are used: Swift cannot call C variadic functions. */
+#include <systemd/sd-bus.h>
+#include <errno.h>
+#endif

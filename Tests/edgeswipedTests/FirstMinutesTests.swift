@@ -1,0 +1,291 @@
+import EdgeSwipeSystem
+import Foundation
+import Glibc
+import SystemPackage
+import Testing
+
+/// What a newcomer meets first: the looped demo, the quick start, and the messages of tools that find no daemon
+/// (issue 27). Real daemons, real sockets, the real script.
+@Suite("the first five minutes", .serialized)
+struct FirstMinutesTests {
+    // MARK: - The looped demo
+
+    /// What one pass of the demo decides, in order (DemoRecording: four edges, one cancel, the flick).
+    static let onePass = ["left completed", "right completed", "top completed", "bottom completed", "left cancelled", "right completed"]
+
+    @Test("--replay --loop: three passes decide alike, each from the first's state, after the last one's run-outs and bands have ended")
+    func threePasses() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // At recorded speed, as the quick start plays it (at twice the speed the fifth swipe's rest is too short
+        // for the release to be at rest, and it completes).
+        let daemon = try DaemonProcess.replaying(Paths.demo, in: dir, speed: 1, ["--loop"])
+        let client = try LineClient(path: daemon.socketPath)
+        // A pass begins with the device's `added` (the player adds it, and removes it at the end): read until the
+        // fourth begins, so that three have played whole.
+        var added = 0
+        let messages = client.messages(until: { m in
+            if m.type == "device" && m["change"] as? String == "added" { added += 1 }
+            return added == 4
+        }, timeoutSeconds: 90)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
+        try #require(added == 4, "four passes began: \(messages.compactMap(\.phaseLine))")
+
+        let hello = try #require(messages.first)
+        let initial = Self.containers(hello["state"])
+        var current = initial
+        var passes: [[[String: Any]]] = []
+        var startingStates: [String] = []
+        for m in messages.dropFirst() {
+            if m.type == "state" { current = Self.containers(m) }
+            if m.type == "device" && m["change"] as? String == "added" {
+                passes.append([])
+                startingStates.append(current)
+            }
+            if !passes.isEmpty { passes[passes.count - 1].append(m) }
+        }
+        #expect(startingStates.allSatisfy { $0 == initial }, "every pass starts from the state the first started from: \(startingStates)")
+        var restsAt = 0
+        for (n, pass) in passes.prefix(3).enumerated() {
+            let outcomes = pass.compactMap { m -> String? in
+                guard m.type == "transition", let phase = m["phase"] as? String, ["completed", "cancelled"].contains(phase) else { return nil }
+                return "\(m["edge"] ?? "?") \(phase)"
+            }
+            #expect(outcomes == Self.onePass, "pass \(n + 1): \(outcomes)")
+            // The pass begins after everything the last one set in motion has come to rest.
+            let began = pass.first?["time_us"] as? Int ?? 0
+            #expect(began >= restsAt, "pass \(n + 1) began at \(began) us, before the last run-out or band ended at \(restsAt) us")
+            // Every run-out plays to its end: its terminal event comes at or after the end its spec announced, and
+            // no transition is caught (an `interaction` `began`).
+            for m in pass {
+                let animation = m["animation"] as? [String: Any]
+                if let end = animation?["end_time_us"] as? Int { restsAt = max(restsAt, end) }
+                guard m.type == "transition", let end = animation?["end_time_us"] as? Int, let id = m["id"] as? Int else { continue }
+                let terminal = pass.first { $0.type == "transition" && $0["id"] as? Int == id && ["completed", "cancelled"].contains($0["phase"] as? String ?? "") }
+                #expect((terminal?["time_us"] as? Int ?? 0) >= end, "pass \(n + 1): transition \(id) ended before its run-out did")
+            }
+            #expect(!pass.contains { $0.type == "interaction" && $0["phase"] as? String == "began" }, "pass \(n + 1): a run-out was caught")
+        }
+    }
+
+    /// The containers as the tests compare them: the JSON, with sorted keys.
+    static func containers(_ state: Any?) -> String {
+        let list = (state as? [String: Any])?["containers"] ?? []
+        return (try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+
+    // MARK: - Tools that find no daemon
+
+    /// Every way a command connects: the client library, the raw connection (`--json`), the monitor.
+    static let connectingCommands: [[String]] = [
+        ["status"], ["status", "--json"], ["devices"], ["push", "app", "details"], ["monitor", "--json", "--count", "1"],
+    ]
+
+    @Test("no daemon at the socket: one line that names the path once, says why, and what to do; exit 69", arguments: connectingCommands, [false, true])
+    func noDaemon(_ command: [String], _ leftBehind: Bool) throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("edgeswipe.sock").path
+        if leftBehind {
+            // A socket file whose daemon is gone: bound, then closed (connect(2) gets ECONNREFUSED).
+            try FileDescriptor.boundUnixSocket(.stream, at: UnixSocketAddress(path)).close()
+        }
+        let r = try run(Paths.edgeswipectl, command + ["--socket", path])
+        #expect(r.status == 69, "\(r.stderr)")
+        let expected = "edgeswipectl: no daemon is listening at \(path)"
+            + (leftBehind ? " (the socket file is left from one that stopped)" : "")
+            + ". Start one (edgeswiped; in the source tree, scripts/quickstart runs it on the demo), or point at another with --socket PATH or EDGESWIPE_SOCKET=PATH.\n"
+        #expect(r.stderr == expected)
+    }
+
+    @Test("the monitor, which waits for a daemon, says so once, and attaches when one comes")
+    func monitorWaits() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("d.sock").path
+        let monitor = Process()
+        monitor.executableURL = Paths.edgeswipectl
+        monitor.arguments = ["monitor", "--socket", path, "--count", "1"]
+        let err = Pipe(), out = Pipe()
+        monitor.standardError = err
+        monitor.standardOutput = out
+        try monitor.run()
+        let said = String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
+        #expect(said.hasPrefix("edgeswipectl: no daemon is listening at \(path). Start one"), "\(said)")
+        #expect(said.hasSuffix("Waiting for one; Ctrl-C stops.\n"), "\(said)")
+        let daemon = try DaemonProcess.holdingDemo(in: dir)
+        let deadline = Date().addingTimeInterval(30)
+        while monitor.isRunning && Date() < deadline { usleep(20_000) }
+        #expect(!monitor.isRunning, "the monitor attached and took its one message")
+        if monitor.isRunning { monitor.terminate() }
+        monitor.waitUntilExit()
+        #expect(monitor.terminationStatus == 0)
+        #expect(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).hasPrefix("connected to edgeswiped"))
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("edgeswipe-web says the same when no daemon is there; exit 69")
+    func webNoDaemon() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("edgeswipe.sock").path
+        let r = try run(Paths.edgeswipeWeb, ["--socket", path, "--listen", "127.0.0.1:0"])
+        #expect(r.status == 69)
+        #expect(r.stderr.contains("edgeswipe-web: no daemon is listening at \(path). Start one"), "\(r.stderr)")
+    }
+
+    // MARK: - What the daemon says at start-up
+
+    @Test("a live daemon with no touch device says why and what to do",
+          .enabled(if: ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/input")) ?? []).allSatisfy { !$0.hasPrefix("event") },
+                   "this machine has input devices: what the daemon finds depends on them"))
+    func noTouchDevice() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try DaemonProcess(["--socket", dir.appendingPathComponent("d.sock").path], directory: dir)
+        let said = "no input device at all on seat seat0 (no /dev/input/event* that udev knows): waiting for one to be plugged in"
+        #expect(Hardening.waitForLog(daemon, said), "\(daemon.log)")
+        #expect(daemon.log.contains("edgeswiped --replay demo/edgeswipe-demo.evemu --loop"), "\(daemon.log)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
+        // --list-devices says the same, and fails.
+        let list = try run(Paths.edgeswiped, ["--list-devices"])
+        #expect(list.status == 69)
+        #expect(list.stderr.contains("edgeswiped: \(said)"), "\(list.stderr)")
+    }
+
+    @Test("the listening line names what the active session may do, never an empty field", arguments: [
+        ("", "active_session=none"),
+        ("[access]\nread = [\"active-session\", \"owner\"]\n", "active_session=read"),
+        ("[access]\ncontrol = [\"active-session\", \"owner\"]\n", "active_session=read+control"),
+    ])
+    func activeSessionField(_ config: String, _ expected: String) throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (daemon, _) = try DaemonProcess.holdingDemo(in: dir, config: config)
+        #expect(Hardening.waitForLog(daemon, "listening"), "\(daemon.log)")
+        let line = daemon.log.split(separator: "\n").first { $0.contains(": listening") } ?? ""
+        #expect(line.contains(" \(expected) ") || line.hasSuffix(" \(expected)"), "\(line)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
+    }
+
+    // MARK: - The quick start
+
+    /// scripts/quickstart on the suite's own binaries, its output collected (behind the lock): stdout is the monitor's.
+    final class Quickstart: @unchecked Sendable {
+        let process = Process()
+        let out = Pipe(), err = Pipe()
+        private let lock = NSLock()
+        private var stdout = Data(), stderr = Data()
+
+        init(environment: [String: String]) throws {
+            // Through python3, which unblocks every signal and gives SIGINT and SIGTERM their default before it runs
+            // the script: the test runner's children inherit its blocked mask (seen in /proc: SigBlk), so the
+            // script's Ctrl-C clean-up never ran, and its daemon, monitor and bridge outlived it.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = [
+                "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); signal.signal(signal.SIGINT, signal.SIG_DFL); signal.signal(signal.SIGTERM, signal.SIG_DFL); os.execv('/bin/bash', ['bash'] + sys.argv[1:])",
+                Paths.packageRoot.appendingPathComponent("scripts/quickstart").path,
+            ]
+            process.environment = environment.merging(["EDGESWIPE_QUICKSTART_BIN": Paths.products.path]) { $1 }
+            process.standardOutput = out
+            process.standardError = err
+            out.fileHandleForReading.readabilityHandler = { [weak self] h in let d = h.availableData; self?.append(d, toOut: true) }
+            err.fileHandleForReading.readabilityHandler = { [weak self] h in let d = h.availableData; self?.append(d, toOut: false) }
+            try process.run()
+        }
+
+        private func append(_ data: Data, toOut: Bool) {
+            lock.withLock { if toOut { stdout.append(data) } else { stderr.append(data) } }
+        }
+
+        var monitor: [String] { lock.withLock { String(decoding: stdout, as: UTF8.self) }.split(separator: "\n").map(String.init) }
+        var said: [String] { lock.withLock { String(decoding: stderr, as: UTF8.self) }.split(separator: "\n").map(String.init) }
+
+        /// Waits until `condition` holds on what was printed so far.
+        func wait(_ what: String, timeoutSeconds: Double = 60, _ condition: (Quickstart) -> Bool) throws {
+            let deadline = Date().addingTimeInterval(timeoutSeconds)
+            while !condition(self) {
+                guard Date() < deadline, process.isRunning else {
+                    throw DaemonTestError("quickstart: no \(what)\nstdout:\n\(monitor.joined(separator: "\n"))\nstderr:\n\(said.joined(separator: "\n"))")
+                }
+                usleep(20_000)
+            }
+        }
+
+        /// Ctrl-C, as a person stops it; the exit status.
+        func interrupt() -> Int32 {
+            kill(process.processIdentifier, SIGINT)
+            let deadline = Date().addingTimeInterval(30)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    }
+
+    @Test("the quick start: the monitor attaches before the demo begins, a second terminal's status reaches the daemon, the page comes up, nothing is left behind",
+          arguments: [false, true])
+    func quickstart(_ socketTaken: Bool) throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let runtime = dir.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        let tmp = dir.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+        // The person's environment: their runtime directory, a TMPDIR to see what is left in it.
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        environment["TMPDIR"] = tmp.path
+        environment["EDGESWIPE_SOCKET"] = nil
+        // A daemon already on the default socket (the user's own): the quick start must not take its place.
+        var other: DaemonProcess?
+        if socketTaken {
+            let taken = try DaemonProcess(
+                ["--socket", runtime.appendingPathComponent("edgeswipe.sock").path, "--replay", Paths.demo.path, "--wait-for-clients", "99"],
+                directory: dir, socketName: "runtime/edgeswipe.sock")
+            try taken.waitUntilListening()
+            other = taken
+        }
+        let qs = try Quickstart(environment: environment)
+        try qs.wait("first swipe in the monitor") { $0.monitor.contains { $0.hasPrefix("gesture left began") } }
+        // The monitor saw the demo from its start: its device, then the first swipe's beginning, nothing before.
+        let monitor = qs.monitor
+        let firstGesture = try #require(monitor.firstIndex { $0.hasPrefix("gesture ") })
+        #expect(monitor[firstGesture].hasPrefix("gesture left began"), "\(monitor)")
+        #expect(monitor.firstIndex { $0.hasPrefix("connected to edgeswiped") }.map { $0 < firstGesture } == true, "\(monitor)")
+        #expect(monitor.firstIndex { $0.hasPrefix("device added: EdgeSwipe Demo Touchscreen") }.map { $0 < firstGesture } == true, "\(monitor)")
+
+        // The line the script gives for another terminal, run there: it reaches this daemon (the demo's device).
+        let hint = try #require(qs.said.first { $0.hasPrefix("edgeswipe: in another terminal: ") }, "\(qs.said)")
+        let command = String(hint.dropFirst("edgeswipe: in another terminal: ".count).split(separator: "    ").first ?? "")
+        var secondTerminal = ProcessInfo.processInfo.environment
+        secondTerminal["XDG_RUNTIME_DIR"] = runtime.path
+        secondTerminal["EDGESWIPE_SOCKET"] = nil
+        let status = try run(URL(fileURLWithPath: "/bin/sh"), ["-c", command], environment: secondTerminal)
+        #expect(status.status == 0, "\(command): \(status.stderr)")
+        #expect(status.stdout.contains("EdgeSwipe Demo Touchscreen"), "\(command) reached another daemon: \(status.stdout)")
+        #expect(command.hasPrefix("EDGESWIPE_SOCKET=") == socketTaken, "\(command)")
+
+        // The page's address, in the monitor's footer from the start, answers once the bridge is up.
+        try qs.wait("the page") { $0.said.contains { $0.hasPrefix("edgeswipe: the web page is up: http://127.0.0.1:") } }
+        let url = try #require(qs.said.first { $0.hasPrefix("edgeswipe: the web page is up: ") }.map { String($0.dropFirst("edgeswipe: the web page is up: ".count)) })
+        #expect(monitor.first?.contains(url) == true, "the footer shows the page's address: \(monitor.first ?? "")")
+        let components = try #require(URLComponents(string: url))
+        let page = try httpGet(port: components.port ?? 0, path: "/?" + (components.query ?? ""))
+        #expect(page.status == 303, "the token opens the page")
+
+        #expect(qs.interrupt() == 130)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path) == [], "nothing left in TMPDIR")
+        #expect(!FileManager.default.fileExists(atPath: runtime.appendingPathComponent("edgeswipe.sock").path) == !socketTaken)
+        if let other {
+            other.signal(SIGTERM)
+            #expect(other.waitForExit() == 0)
+        }
+    }
+}
