@@ -12,7 +12,7 @@ struct EdgeSwipeCtl: AsyncParsableCommand {
         discussion: """
             Exit status: 0 success; 1 the daemon refused a request (the error is printed); 65 a recording could \
             not be parsed; 66 a file could not be read; 69 the daemon could not be reached; 74 the output could \
-            not be written.
+            not be written; 77 the daemon's access policy refuses this user (monitor --json).
             """,
         version: EdgeSwipeVersion.string,
         subcommands: [
@@ -38,6 +38,8 @@ enum CtlExit {
     static let unavailable: Int32 = 69
     static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74
+    /// The daemon does not admit this user (`EX_NOPERM`, as edgeswipe-web says it).
+    static let notAdmitted: Int32 = 77
 }
 
 /// Says why the daemon at `path` could not be reached (and, when nobody listens there, what to do), and returns
