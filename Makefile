@@ -6,6 +6,7 @@ DESTDIR ?=
 SWIFT ?= swift
 BINDIR := $(PREFIX)/bin
 MANDIR := $(PREFIX)/share/man
+DOCDIR := $(PREFIX)/share/doc/edgeswipe
 ifeq ($(PREFIX),/usr)
   SYSCONFDIR ?= /etc
   UNITDIR ?= /usr/lib/systemd/system
@@ -125,6 +126,10 @@ install: build man
 	for unit in $(SYSTEM_UNITS); do sed 's|/usr/local/bin|$(BINDIR)|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit || exit 1; done
 	for unit in $(USER_UNITS); do sed 's|/usr/local/bin|$(BINDIR)|g' systemd/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit || exit 1; done
 	chmod 0644 $(addprefix $(DESTDIR)$(UNITDIR)/,$(SYSTEM_UNITS)) $(addprefix $(DESTDIR)$(USERUNITDIR)/,$(USER_UNITS))
+	# config/session.toml, the session's defaults and recipes, commented: an example a user copies to
+	# ~/.config/edgeswipe/session.toml. Under examples/, which dh_compress leaves uncompressed.
+	install -d $(DESTDIR)$(DOCDIR)/examples
+	install -m 0644 config/session.toml $(DESTDIR)$(DOCDIR)/examples/session.toml
 	install -m 0644 udev/71-edgeswipe.rules $(DESTDIR)$(UDEVDIR)/
 	install -m 0644 packaging/edgeswipe.sysusers $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf
 	[ -e $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml ] || \
@@ -144,4 +149,5 @@ uninstall:
 			$(DESTDIR)$(BASHCOMPDIR)/$$product $(DESTDIR)$(ZSHCOMPDIR)/_$$product $(DESTDIR)$(FISHCOMPDIR)/$$product.fish; \
 	done
 	rm -f $(addprefix $(DESTDIR)$(UNITDIR)/,$(SYSTEM_UNITS)) $(addprefix $(DESTDIR)$(USERUNITDIR)/,$(USER_UNITS)) \
-		$(DESTDIR)$(UDEVDIR)/71-edgeswipe.rules $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf
+		$(DESTDIR)$(UDEVDIR)/71-edgeswipe.rules $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf \
+		$(DESTDIR)$(DOCDIR)/examples/session.toml

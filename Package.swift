@@ -1,4 +1,6 @@
-// swift-tools-version:6.1
+// swift-tools-version: 6.3;(experimentalCGen)
+// experimentalCGen: SwiftPM 6.3 compiles the C sources and headers a build-tool plugin generates only with this opt-in
+// (Plugins/WaylandScanner: the Wayland protocol glue of CWayland). Swift 6.3 or newer builds the package.
 import PackageDescription
 
 let strictSwift6: [SwiftSetting] = [
@@ -14,6 +16,7 @@ let package = Package(
         .executable(name: "edgeswiped", targets: ["edgeswiped"]),
         .executable(name: "edgeswipectl", targets: ["edgeswipectl"]),
         .executable(name: "edgeswipe-web", targets: ["edgeswipe-web"]),
+        .executable(name: "edgeswipe-session", targets: ["edgeswipe-session"]),
         .library(name: "EdgeSwipeCore", targets: ["EdgeSwipeCore"]),
         .library(name: "EdgeSwipeProtocol", targets: ["EdgeSwipeProtocol"]),
         .library(name: "EdgeSwipeClient", targets: ["EdgeSwipeClient"]),
@@ -86,8 +89,9 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
-        // sd-bus (libsystemd, behind CSystemd) as Swift values: the daemon's seat reads the system bus with it, and
-        // edgeswipe-session's D-Bus effects call the session bus.
+        // libsystemd (behind CSystemd) as Swift values: sd-bus, with which the daemon's seat reads the system bus and
+        // edgeswipe-session's D-Bus effects call the session bus; and the service manager's calls (sd_notify,
+        // sd_listen_fds, sd_watchdog_enabled) the daemon makes.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "EdgeSwipeBus", dependencies: ["EdgeSwipeCore", "CSystemd"], swiftSettings: strictSwift6),
 
@@ -134,8 +138,8 @@ let package = Package(
         .executableTarget(
             name: "edgeswiped",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeSeat", "EdgeSwipeConfig", "EdgeSwipeProtocol",
-                "EdgeSwipeServer", "EdgeSwipeSystem",
+                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeSeat", "EdgeSwipeBus", "EdgeSwipeConfig",
+                "EdgeSwipeProtocol", "EdgeSwipeServer", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -168,6 +172,7 @@ let package = Package(
             dependencies: [
                 "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -189,6 +194,46 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+
+        // The user's desktop: libwayland-client, xkbcommon and the glue `wayland-scanner` generates at build time from
+        // our own protocol XML (protocols/*.xml, through the WaylandScanner plugin). Only EdgeSwipeSession imports it.
+        .plugin(name: "WaylandScanner", capability: .buildTool()),
+        .target(
+            name: "CWayland",
+            linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("xkbcommon")],
+            plugins: ["WaylandScanner"]
+        ),
+
+        // cairo, with which the session's overlay draws its frames into wl_shm buffers; only EdgeSwipeSession imports it.
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+
+        // The session client (`edgeswipe-session`): the user's rules (session.toml), matched against the daemon's
+        // stream, and the effects they fire (compositor IPC, keys through the virtual keyboard, D-Bus, commands).
+        .target(
+            name: "EdgeSwipeSession",
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem", "EdgeSwipeBus", "CWayland",
+                "CCairo",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
+            name: "edgeswipe-session",
+            dependencies: [
+                "EdgeSwipeSession", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -216,8 +261,10 @@ let package = Package(
         ),
 
         // Helpers several test targets share (temporary directories, waiting on a condition, the state machines'
-        // table runner); no product.
-        .target(name: "EdgeSwipeTestSupport", dependencies: ["EdgeSwipeCore"], path: "Tests/TestSupport", swiftSettings: strictSwift6),
+        // table runner, a stream for drawing clients); no product.
+        .target(
+            name: "EdgeSwipeTestSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeProtocol"], path: "Tests/TestSupport",
+            swiftSettings: strictSwift6),
         // Evdev events written as data and small modelled devices, for the input and the recordings tests.
         .target(
             name: "EdgeSwipeInputTestSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeInput"], path: "Tests/InputTestSupport",
@@ -276,18 +323,34 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
-        .testTarget(name: "EdgeSwipeWebTests", dependencies: ["EdgeSwipeWeb", "EdgeSwipeCore", "EdgeSwipeProtocol", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeWebTests",
+            dependencies: [
+                "EdgeSwipeWeb", "EdgeSwipeCore", "EdgeSwipeProtocol", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeSessionTests",
+            dependencies: [
+                "EdgeSwipeSession", "EdgeSwipeProtocol", "EdgeSwipeCore", "EdgeSwipeConfig", "EdgeSwipeSystem", "EdgeSwipeBus", "EdgeSwipeTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipePlotTests", dependencies: ["EdgeSwipePlot"], swiftSettings: strictSwift6),
         .testTarget(name: "EdgeSwipeBenchSupportTests", dependencies: ["EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeInput"], swiftSettings: strictSwift6),
         .testTarget(
             name: "edgeswipedTests",
             dependencies: [
                 "EdgeSwipeCore", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeFingerScript",
-                "EdgeSwipeSystem", "EdgeSwipeTestSupport",
+                "EdgeSwipeSystem", "EdgeSwipeTestSupport", "EdgeSwipeSession",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses.
-            exclude: ["Web"],
+            // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses; the overlay tests'
+            // click probe (a C Wayland client the tests build); files the tests read.
+            exclude: ["Web", "Wayland", "Fixtures"],
             swiftSettings: strictSwift6),
     ]
 )

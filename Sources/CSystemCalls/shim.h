@@ -9,6 +9,14 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <malloc.h>
+#include <sys/pidfd.h>
+
+/* memfd_create(2): an anonymous file in memory, for what a Wayland compositor maps (a keymap, a shm buffer). */
+extern int memfd_create(const char *name, unsigned int flags);
+/* MFD_CLOEXEC and MFD_ALLOW_SEALING, which <sys/mman.h> hides without _GNU_SOURCE. */
+static const unsigned int EDGESWIPE_MFD_CLOEXEC = 0x0001U;
+/* pidfd_open(2) comes from <sys/pidfd.h>: a descriptor that becomes readable when a child exits, so that one
+   ppoll waits on a command's exit, its output and its deadline at once (edgeswipe-session's command runner). */
 
 /* ppoll(2): poll(2) with a nanosecond timeout (poll's is whole milliseconds, rounded up). */
 extern int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const __sigset_t *sigmask);

@@ -237,8 +237,12 @@ public final class EngineSteadyState {
         for _ in 0..<(frames.count * 2) { step() }
     }
 
-    /// Whether the synthetic gesture is driving a transition (a sanity check for the benchmark's setup).
-    public var isDriving: Bool { !engine.isIdle && engine.nextDeadline == nil && !engine.snapshot.running.isEmpty }
+    /// Whether the synthetic gesture is driving a transition (a sanity check for the benchmark's setup): one runs, a
+    /// finger holds it (no run-out), and the only deadline is that finger's rest.
+    public var isDriving: Bool {
+        let running = engine.snapshot.running
+        return !engine.isIdle && !running.isEmpty && running.allSatisfy { $0.phase == .changed }
+    }
 
     /// One frame of ten motions; returns the number of engine events it produced.
     @inline(__always)

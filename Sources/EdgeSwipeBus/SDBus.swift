@@ -26,6 +26,21 @@ public enum BusError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// How much of a peer's error name or message an error keeps: the rest is a peer's to fill, and it ends up in
+    /// log lines.
+    static let peerTextLimit = 256
+
+    /// A `.remote` error from the C strings of an `sd_bus_error`, each cut to ``peerTextLimit``.
+    static func remote(call: String, name: UnsafePointer<CChar>?, message: UnsafePointer<CChar>?) -> BusError {
+        func text(_ p: UnsafePointer<CChar>?) -> String {
+            guard let p else { return "" }
+            let s = String(cString: p)
+            return s.utf8.count <= peerTextLimit ? s : BusValue.string(s).description(limit: peerTextLimit)
+        }
+        let n = text(name)
+        return .remote(call: call, name: n.isEmpty ? "?" : n, message: text(message))
+    }
+
     /// The D-Bus error name, when the peer sent one.
     public var remoteName: String? { if case .remote(_, let name, _) = self { name } else { nil } }
 }
@@ -92,6 +107,16 @@ public indirect enum BusValue: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The value as ``description`` writes it, cut after about `limit` characters, with control and format
+    /// characters escaped (`\u{202E}`): what a log line quotes of a value a peer sent, so that a 1 MB string makes a
+    /// short line, and a newline or a direction override in it cannot forge or garble the lines around it. The
+    /// value is walked only as far as the limit.
+    public func description(limit: Int) -> String {
+        var text = BoundedText(room: max(0, limit))
+        text.write(self)
+        return text.cut ? text.text + "… (cut at \(limit) characters)" : text.text
+    }
+
     /// The value inside a variant (itself otherwise).
     public var unwrapped: BusValue { if case .variant(let v) = self { v.unwrapped } else { self } }
 
@@ -115,6 +140,78 @@ public indirect enum BusValue: Hashable, Sendable, CustomStringConvertible {
             out.append(s)
         }
         return out
+    }
+}
+
+/// Text written with a budget: ``BusValue/description(limit:)``.
+private struct BoundedText {
+    var text = ""
+    var room: Int
+    var cut = false
+
+    mutating func append(_ piece: String) {
+        guard !cut else { return }
+        if piece.utf8.count <= room {
+            text += piece
+            room -= piece.utf8.count
+        } else {
+            appendEscaped(piece, quoted: false)
+        }
+    }
+
+    /// `s` scalar by scalar, escaping what a log line must not carry raw, until the room is used up.
+    mutating func appendEscaped(_ s: String, quoted: Bool) {
+        guard !cut else { return }
+        if quoted { append("\"") }
+        for scalar in s.unicodeScalars {
+            guard room > 0 else {
+                cut = true
+                return
+            }
+            let piece: String
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator:
+                piece = "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default:
+                piece = String(scalar)
+            }
+            text += piece
+            room -= piece.utf8.count
+        }
+        if quoted { append("\"") }
+    }
+
+    mutating func write(_ value: BusValue) {
+        guard !cut else { return }
+        switch value {
+        case .string(let s): appendEscaped(s, quoted: true)
+        case .objectPath(let s): appendEscaped(s, quoted: false)
+        case .signature(let s):
+            append("g")
+            appendEscaped(s, quoted: true)
+        case .structure(let items): list("(", items, ")")
+        case .array(let items): list("[", items, "]")
+        case .dictEntry(let k, let v):
+            write(k)
+            append(": ")
+            write(v)
+        case .variant(let v):
+            append("<")
+            write(v)
+            append(">")
+        case .bool, .byte, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double, .fileDescriptor:
+            append(value.description)
+        }
+    }
+
+    private mutating func list(_ open: String, _ items: [BusValue], _ close: String) {
+        append(open)
+        for (i, item) in items.enumerated() {
+            if cut { return }
+            if i > 0 { append(", ") }
+            write(item)
+        }
+        append(close)
     }
 }
 
@@ -160,9 +257,7 @@ private func dispatchToHandler(
         return 0
     }
     if let e = sd_bus_message_get_error(message), sd_bus_error_is_set(e) != 0 {
-        box.handler(.failure(.remote(
-            call: box.call, name: e.pointee.name.map { String(cString: $0) } ?? "?",
-            message: e.pointee.message.map { String(cString: $0) } ?? "")))
+        box.handler(.failure(.remote(call: box.call, name: e.pointee.name, message: e.pointee.message)))
         return 0
     }
     box.handler(BusMessageReader.read(message, call: box.call))
@@ -180,6 +275,15 @@ public final class SDBus {
         var bus: OpaquePointer? = nil
         let rc = sd_bus_open_system(&bus)
         guard rc >= 0, let bus else { throw .system(call: "sd_bus_open_system", errno: -rc) }
+        return SDBus(handle: bus)
+    }
+
+    /// The user's session bus (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`): edgeswipe-session's D-Bus
+    /// effects.
+    public static func user() throws(BusError) -> SDBus {
+        var bus: OpaquePointer? = nil
+        let rc = sd_bus_open_user(&bus)
+        guard rc >= 0, let bus else { throw .system(call: "sd_bus_open_user", errno: -rc) }
         return SDBus(handle: bus)
     }
 
@@ -240,6 +344,12 @@ public final class SDBus {
 
     /// A method call with string arguments, waiting at most `timeout` for its reply.
     public func call(_ method: BusMethod, _ arguments: [String] = [], timeout: Microseconds) throws(BusError) -> BusMessage {
+        try call(method, values: arguments.map(BusValue.string), timeout: timeout)
+    }
+
+    /// A method call with arguments of any of the basic types, or a variant of one (a property's new value), waiting
+    /// at most `timeout` for its reply.
+    public func call(_ method: BusMethod, values arguments: [BusValue], timeout: Microseconds) throws(BusError) -> BusMessage {
         let message = try newCall(method, arguments)
         defer { sd_bus_message_unref(message) }
         var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
@@ -248,9 +358,7 @@ public final class SDBus {
         let rc = sd_bus_call(handle, message, UInt64(max(1, timeout.value)), &error, &reply)
         if rc < 0 {
             if sd_bus_error_is_set(&error) != 0 {
-                throw .remote(
-                    call: method.description, name: error.name.map { String(cString: $0) } ?? "?",
-                    message: error.message.map { String(cString: $0) } ?? "")
+                throw .remote(call: method.description, name: error.name, message: error.message)
             }
             throw .system(call: method.description, errno: -rc)
         }
@@ -265,7 +373,7 @@ public final class SDBus {
         _ method: BusMethod, _ arguments: [String] = [], timeout: Microseconds,
         handler: @escaping (Result<BusMessage, BusError>) -> Void
     ) throws(BusError) -> BusSlot {
-        let message = try newCall(method, arguments)
+        let message = try newCall(method, arguments.map(BusValue.string))
         defer { sd_bus_message_unref(message) }
         let box = Unmanaged.passRetained(HandlerBox(call: method.description, handler: handler))
         let slot = BusSlot(box: box)
@@ -277,18 +385,43 @@ public final class SDBus {
         return slot
     }
 
-    private func newCall(_ method: BusMethod, _ arguments: [String]) throws(BusError) -> OpaquePointer {
+    private func newCall(_ method: BusMethod, _ arguments: [BusValue]) throws(BusError) -> OpaquePointer {
         var message: OpaquePointer? = nil
         let rc = sd_bus_message_new_method_call(handle, &message, method.destination, method.path, method.interface, method.member)
         guard rc >= 0, let message else { throw .system(call: "sd_bus_message_new_method_call \(method)", errno: -rc) }
         for argument in arguments {
-            let appended = argument.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
+            let appended = Self.append(argument, to: message)
             if appended < 0 {
                 sd_bus_message_unref(message)
-                throw .system(call: "sd_bus_message_append_basic \(method)", errno: -appended)
+                throw .system(call: "sd_bus_message_append \(argument.signature) \(method)", errno: -appended)
             }
         }
         return message
+    }
+
+    /// Appends `value` (a string, object path, boolean, 32-bit integer, or a variant of one); a negative errno
+    /// otherwise. (sd_bus_message_append is variadic, which Swift cannot call.)
+    private static func append(_ value: BusValue, to message: OpaquePointer) -> Int32 {
+        func basic<T>(_ type: Character, _ v: T) -> Int32 {
+            var v = v
+            return sd_bus_message_append_basic(message, CChar(type.asciiValue ?? 0), &v)
+        }
+        switch value {
+        case .string(let s): return s.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
+        case .objectPath(let p): return p.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "o")), $0) }
+        // D-Bus booleans travel as 32-bit integers.
+        case .bool(let b): return basic("b", Int32(b ? 1 : 0))
+        case .int32(let i): return basic("i", i)
+        case .uint32(let u): return basic("u", u)
+        case .variant(let inner):
+            let opened = inner.signature.withCString { sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), $0) }
+            guard opened >= 0 else { return opened }
+            let appended = append(inner, to: message)
+            guard appended >= 0 else { return appended }
+            return sd_bus_message_close_container(message)
+        case .signature, .byte, .int16, .uint16, .int64, .uint64, .double, .fileDescriptor, .structure, .array, .dictEntry:
+            return -EINVAL
+        }
     }
 
     /// logind's and sd-bus's encoding of an identifier into an object path (`seat0` stays `seat0`, `c1` too; other

@@ -1,4 +1,3 @@
-public import EdgeSwipeProtocol
 import Glibc
 
 /// How long to wait between reconnection attempts: exponential, capped, with deterministic jitter.

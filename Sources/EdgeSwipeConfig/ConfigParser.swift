@@ -13,6 +13,12 @@ public enum ConfigParser {
 
     /// Reads and parses the file at `path`.
     public static func load(path: String) throws(ConfigError) -> EdgeSwipeSettings {
+        try parse(readText(path), file: path)
+    }
+
+    /// The text of the file at `path`: a regular file of at most ``maxFileBytes`` of UTF-8 (the errors say which it
+    /// is not). Every configuration file of the project is read through it.
+    public static func readText(_ path: String) throws(ConfigError) -> String {
         let bytes = try read(path)
         if let bad = UTF8Check.firstInvalidOffset(bytes) {
             let lineStart = bytes[..<bad].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
@@ -21,7 +27,7 @@ public enum ConfigParser {
                 file: path, line: line,
                 message: "not UTF-8 text: byte 0x\(String(bytes[bad], radix: 16, uppercase: true)) at column \(bad - lineStart + 1); a configuration file is TOML text")
         }
-        return try parse(String(decoding: bytes, as: UTF8.self), file: path)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The bytes of a regular file of at most ``maxFileBytes``; anything else is refused saying what it is. Opened
@@ -60,14 +66,18 @@ public enum ConfigParser {
         return bytes
     }
 
-    /// Parses configuration text; `file` is only used in error messages.
-    public static func parse(_ text: String, file: String) throws(ConfigError) -> EdgeSwipeSettings {
-        let root: TOMLTable
+    /// The TOML of a configuration file, its syntax errors as ``ConfigError``s with line and column.
+    public static func readTOML(_ text: String, file: String) throws(ConfigError) -> TOMLTable {
         do throws(TOMLError) {
-            root = try TOMLReader.read(text)
+            return try TOMLReader.read(text)
         } catch {
             throw ConfigError(file: file, line: error.line, column: error.column, message: "TOML syntax: \(error.message)")
         }
+    }
+
+    /// Parses configuration text; `file` is only used in error messages.
+    public static func parse(_ text: String, file: String) throws(ConfigError) -> EdgeSwipeSettings {
+        let root = try readTOML(text, file: file)
         let top = Section(table: root, path: "", file: file, line: nil)
         try top.only(["version", "daemon", "transition", "touchscreen", "touchpad", "containers", "bindings", "devices", "access"])
         if let version = try top.int("version", default: nil), version != 1 {
@@ -75,11 +85,12 @@ public enum ConfigParser {
         }
 
         let daemonSection = try top.section("daemon")
-        try daemonSection.only(["tick_hz", "seat", "max_clients", "stall_timeout_s"])
+        try daemonSection.only(["tick_hz", "seat", "max_clients", "max_clients_per_user", "stall_timeout_s"])
         let daemon = DaemonSettings(
             tickHz: try daemonSection.int("tick_hz", default: 120, in: 1...1000) ?? 120,
             seat: try daemonSection.string("seat", default: "seat0", nonEmpty: true) ?? "seat0",
             maxClients: try daemonSection.int("max_clients", default: 1024, in: 1...65536) ?? 1024,
+            maxClientsPerUser: try daemonSection.int("max_clients_per_user", default: 64, in: 1...65536) ?? 64,
             stallTimeoutSeconds: try daemonSection.int("stall_timeout_s", default: 30, in: 1...3600) ?? 30)
 
         let transition = try top.section("transition")

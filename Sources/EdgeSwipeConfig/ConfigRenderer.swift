@@ -6,6 +6,7 @@ extension EdgeSwipeSettings {
     public func renderTOML() -> String {
         var out = "# Effective EdgeSwipe configuration\nversion = 1\n\n[daemon]\n"
         out += "tick_hz = \(daemon.tickHz)\nseat = \(q(daemon.seat))\nmax_clients = \(daemon.maxClients)\n"
+        out += "max_clients_per_user = \(daemon.maxClientsPerUser)\n"
         out += "stall_timeout_s = \(daemon.stallTimeoutSeconds)\n\n[transition]\n"
         out += "threshold = \(n(engine.touchscreen.decision.threshold.value))\n"
         out += "flick_velocity = \(n(engine.touchscreen.decision.flickVelocity.value))\n"

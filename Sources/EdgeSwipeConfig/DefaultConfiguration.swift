@@ -16,8 +16,13 @@ version = 1
 tick_hz = 120
 # libinput seat for the udev backend.
 seat = "seat0"
-# Clients connected at once. Past it, a new client gets a goodbye with reason "too-many-clients".
+# Clients connected at once. Past it, a new client gets a goodbye with reason "too-many-clients". The last
+# sixteenth of the places (at least one) is kept for clients that may control: one that may only read gets
+# "too-many-clients" once the others are taken, so that readers cannot lock out the owner.
 max_clients = 1024
+# Clients one user (uid) may have connected at once; past it, that user's next gets "too-many-clients".
+# The daemon's own user is not counted.
+max_clients_per_user = 64
 # A client that reads nothing for this long (seconds) while messages wait for it is disconnected
 # (goodbye "backlog-exceeded"), before its backlog reaches the bound.
 stall_timeout_s = 30

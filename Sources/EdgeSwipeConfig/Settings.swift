@@ -34,12 +34,16 @@ public struct DaemonSettings: Hashable, Sendable {
     public var seat: String = "seat0"
     /// Clients connected at once; past it a newcomer gets `goodbye` `too-many-clients`.
     public var maxClients: Int = 1024
+    /// Clients one user may have connected at once (the daemon's own user is not counted); past it that user's
+    /// next gets `goodbye` `too-many-clients`.
+    public var maxClientsPerUser: Int = 64
     /// Seconds a client may read nothing while messages wait before it is disconnected.
     public var stallTimeoutSeconds: Int = 30
-    public init(tickHz: Int = 120, seat: String = "seat0", maxClients: Int = 1024, stallTimeoutSeconds: Int = 30) {
+    public init(tickHz: Int = 120, seat: String = "seat0", maxClients: Int = 1024, maxClientsPerUser: Int = 64, stallTimeoutSeconds: Int = 30) {
         self.tickHz = tickHz
         self.seat = seat
         self.maxClients = maxClients
+        self.maxClientsPerUser = maxClientsPerUser
         self.stallTimeoutSeconds = stallTimeoutSeconds
     }
 }

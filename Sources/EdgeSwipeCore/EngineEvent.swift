@@ -61,19 +61,6 @@ public struct GestureEvent: Hashable, Sendable {
     public var kind: GestureKind { trigger.kind }
 
     public init(
-        time: MonotonicInstant, device: DeviceID, deviceKind: DeviceKind, edge: Edge, state: GestureState,
-        fingers: Int, location: NormalizedPoint, translation: MillimeterVector, velocity: MillimeterVector,
-        transition: TransitionID? = nil, blocked: BlockReason? = nil, overscroll: Percent? = nil,
-        overscrollMM: Millimeters? = nil, animation: AnimationSpec? = nil,
-        failure: ScreenEdgePanRecognizer.FailureReason? = nil
-    ) {
-        self.init(
-            time: time, device: device, deviceKind: deviceKind, trigger: .edge(edge), state: state, fingers: fingers,
-            location: location, translation: translation, velocity: velocity, transition: transition, blocked: blocked,
-            overscroll: overscroll, overscrollMM: overscrollMM, animation: animation, failure: failure)
-    }
-
-    public init(
         time: MonotonicInstant, device: DeviceID, deviceKind: DeviceKind, trigger: GestureTrigger, state: GestureState,
         fingers: Int, location: NormalizedPoint, translation: MillimeterVector, velocity: MillimeterVector,
         transition: TransitionID? = nil, blocked: BlockReason? = nil, overscroll: Percent? = nil,
@@ -125,6 +112,9 @@ public struct TransitionEvent: Hashable, Sendable {
     /// A progress-only update (a finger move, or a run-out tick): a slow client may receive only the latest.
     /// Phase changes, run-out starts and terminal events are never progress-only.
     public var isProgress: Bool
+    /// While a finger drives it (`changed`): what the release decision would conclude if the finger lifted now,
+    /// at this percent and velocity, so that a client can show whether a release would finish.
+    public var release: ReleaseJudgement? = nil
 }
 
 /// An appearance callback for a scene, tied to the transition that caused it.
@@ -234,45 +224,56 @@ public struct ReleaseJudgement: Hashable, Sendable {
 
 /// A state machine's step, for the `old -> event -> new` log, or an event it could not take (a bug). Never sent
 /// to clients.
-public enum TraceEvent: Hashable, Sendable {
-    case recognizer(
-        device: DeviceID, from: ScreenEdgePanRecognizer.StateName, event: ScreenEdgePanRecognizer.EventName,
-        to: ScreenEdgePanRecognizer.StateName)
-    case transition(
-        id: TransitionID, from: PercentDrivenInteractiveTransition.Phase,
-        event: PercentDrivenInteractiveTransition.EventName, to: PercentDrivenInteractiveTransition.Phase)
-    /// libinput's `log_gesture_bug`: an event the recognizer cannot take in its state; it was ignored.
-    case recognizerBug(device: DeviceID, event: ScreenEdgePanRecognizer.EventName, state: ScreenEdgePanRecognizer.StateName)
-    case transitionBug(
-        id: TransitionID, event: PercentDrivenInteractiveTransition.EventName,
-        phase: PercentDrivenInteractiveTransition.Phase)
-    case swipe(device: DeviceID, from: SwipeRecognizer.StateName, event: SwipeRecognizer.EventName, to: SwipeRecognizer.StateName)
-    case swipeBug(device: DeviceID, event: SwipeRecognizer.EventName, state: SwipeRecognizer.StateName)
+public struct TraceEvent: Hashable, Sendable {
+    /// Which machine: one of each recognizer and a detector per device, one transition machine per transition.
+    public enum Machine: String, Hashable, Sendable, CaseIterable {
+        case recognizer, swipe, detector, transition
+    }
+
+    /// A change of state, or libinput's `log_gesture_bug`: an event the machine cannot take in its state, which
+    /// it ignored.
+    public enum Step: Hashable, Sendable {
+        case transitioned(from: String, event: String, to: String)
+        case bug(event: String, state: String)
+    }
+
+    public var machine: Machine
+    /// The device's id (recognizers, detector) or the transition's.
+    public var id: UInt64
+    public var step: Step
+
+    public init(machine: Machine, id: UInt64, step: Step) {
+        self.machine = machine
+        self.id = id
+        self.step = step
+    }
+
+    /// The trace of a machine's action, or `nil` for an output (which the caller carries out).
+    public init?<S: MachineName, E: MachineName, O: Hashable & Sendable>(_ action: MachineAction<S, E, O>, of machine: Machine, id: UInt64) {
+        switch action {
+        case .transitioned(let from, let event, let to):
+            self.init(machine: machine, id: id, step: .transitioned(from: from.rawValue, event: event.rawValue, to: to.rawValue))
+        case .bug(let event, let state):
+            self.init(machine: machine, id: id, step: .bug(event: event.rawValue, state: state.rawValue))
+        case .output:
+            return nil
+        }
+    }
 
     /// `recognizer[3] possible -> touch-motion -> began`, as libinput logs its gesture state machine, or
     /// `recognizer[3] invalid event caught in state changed`.
     public var line: String {
-        switch self {
-        case .recognizer(let device, let from, let event, let to):
-            "recognizer[\(device.rawValue)] \(from.rawValue) -> \(event.rawValue) -> \(to.rawValue)"
-        case .transition(let id, let from, let event, let to):
-            "transition[\(id.rawValue)] \(from.rawValue) -> \(event.rawValue) -> \(to.rawValue)"
-        case .recognizerBug(let device, let event, let state):
-            "recognizer[\(device.rawValue)] invalid event \(event.rawValue) in state \(state.rawValue)"
-        case .transitionBug(let id, let event, let phase):
-            "transition[\(id.rawValue)] invalid event \(event.rawValue) in state \(phase.rawValue)"
-        case .swipe(let device, let from, let event, let to):
-            "swipe[\(device.rawValue)] \(from.rawValue) -> \(event.rawValue) -> \(to.rawValue)"
-        case .swipeBug(let device, let event, let state):
-            "swipe[\(device.rawValue)] invalid event \(event.rawValue) in state \(state.rawValue)"
+        switch step {
+        case .transitioned(let from, let event, let to): "\(machine.rawValue)[\(id)] \(from) -> \(event) -> \(to)"
+        case .bug(let event, let state): "\(machine.rawValue)[\(id)] invalid event \(event) in state \(state)"
         }
     }
 
     /// Whether this is a bug report (to be logged as an error) rather than a step.
     public var isBug: Bool {
-        switch self {
-        case .recognizerBug, .transitionBug, .swipeBug: true
-        case .recognizer, .transition, .swipe: false
+        switch step {
+        case .bug: true
+        case .transitioned: false
         }
     }
 }

@@ -20,9 +20,15 @@
 ///   screens the count of the start holds until the last finger lifts, so a finger lifting early does not
 ///   cancel. All fingers lifting ends the swipe (`tp_gesture_stop`), never cancelled.
 ///
+/// It is a state machine of the shape every machine here has (``StateMachine``: one entry, a function per state,
+/// the data of a state in its case, `old -> event -> new` written by the shared dispatcher, impossible pairs as
+/// bugs). Its events are what a frame did to the fingers it follows (``take(_:)``: a finger landed or lifted, they
+/// moved, the last one lifted), as libinput's gesture code reacts to its finger count and motion once per frame
+/// (`tp_gesture_handle_state`); its outputs are the swipe events.
+///
 /// With `emits` false (a live touchpad, whose swipes come from libinput itself) it only follows the fingers, for
 /// the centroid's location.
-public struct MultiFingerDetector: Sendable {
+public struct MultiFingerDetector: StateMachine, Sendable {
     /// One finger the detector follows.
     struct Finger: Sendable {
         var id: Int32 = -1
@@ -32,17 +38,68 @@ public struct MultiFingerDetector: Sendable {
         var thumb = false
     }
 
-    enum Phase: Sendable {
+    /// Where the machine is, with the data that belongs there.
+    public enum State: Hashable, Sendable {
         /// No finger down.
         case idle
         /// Fingers are down; no swipe yet. `since` is when the current count was reached (libinput's
         /// `initial_time`, reset on every change of count).
         case counting(first: MonotonicInstant, since: MonotonicInstant)
         /// A swipe of `fingers` fingers is running; `pending` is a new count and since when it holds.
-        case swiping(fingers: Int, pending: (count: Int, since: MonotonicInstant)?)
+        case swiping(fingers: Int, pending: PendingCount?)
         /// Not a swipe (a pinch, a rotation, a cancelled swipe's remains): nothing until every finger lifts.
         case rejected
     }
+
+    /// A finger count that differs from a running swipe's, and since when it holds (touchpads debounce it).
+    public struct PendingCount: Hashable, Sendable {
+        public var count: Int
+        public var since: MonotonicInstant
+    }
+
+    public enum StateName: String, MachineName {
+        case idle, counting, swiping, rejected
+    }
+
+    public static func name(of state: State) -> StateName {
+        switch state {
+        case .idle: .idle
+        case .counting: .counting
+        case .swiping: .swiping
+        case .rejected: .rejected
+        }
+    }
+
+    /// What one frame did to the fingers (``take(_:)``), with the average delta of the touches that moved in it.
+    public enum Event: Hashable, Sendable {
+        /// A finger landed or lifted, and some are still down.
+        case fingersChanged(delta: MillimeterVector)
+        /// Fingers moved (or stayed), none landed or lifted.
+        case motion(delta: MillimeterVector)
+        /// The last finger lifted.
+        case allLifted
+        /// The device's touches are lost (events dropped): they are forgotten without a word.
+        case eventsDropped
+    }
+
+    public enum EventName: String, MachineName {
+        case fingersChanged = "fingers-changed"
+        case motion
+        case allLifted = "all-lifted"
+        case eventsDropped = "events-dropped"
+    }
+
+    public static func name(of event: Event) -> EventName {
+        switch event {
+        case .fingersChanged: .fingersChanged
+        case .motion: .motion
+        case .allLifted: .allLifted
+        case .eventsDropped: .eventsDropped
+        }
+    }
+
+    /// The swipe events libinput would send.
+    public typealias Output = SwipeGestureInput
 
     public let settings: SwipeSettings
     public let emits: Bool
@@ -50,7 +107,9 @@ public struct MultiFingerDetector: Sendable {
     private let isTouchpad: Bool
     /// Fixed capacity: fingers past it are ignored (no device reports more than 10).
     private var fingers: [Finger]
-    private var phase: Phase = .idle
+    public private(set) var state: State = .idle
+    /// The finger counts (bit n for n fingers) some binding wants: see ``handle(_:wanted:)``.
+    private var wanted: UInt16 = .max
     /// The centroid's travel since the current count was reached (before a swipe) or since the last update.
     private var travel = MillimeterVector.zero
 
@@ -87,18 +146,37 @@ public struct MultiFingerDetector: Sendable {
 
     /// Whether a swipe is running.
     public var isSwiping: Bool {
-        if case .swiping = phase { return true }
+        if case .swiping = state { return true }
         return false
     }
 
-    /// Feeds one frame; returns the swipe events it makes, in order (at most three: an end, a begin, an update).
+    /// Feeds one frame; returns what the caller must do: the swipe events it makes, in order (at most three: an
+    /// end, a begin, an update), after the log line of a change of state.
     ///
     /// `wanted` has bit n set when some binding wants n fingers. On screens, whose count is fixed at the start, a
     /// swipe of a count no binding wants does not start: the detector keeps counting, so that a finger landing
     /// late (after the window) can still make it the swipe a binding wants. Touchpads start whatever libinput
     /// would, and change count as libinput does.
-    public mutating func handle(_ frame: TouchFrame, wanted: UInt16 = .max) -> ActionList<SwipeGestureInput> {
-        var out = ActionList<SwipeGestureInput>()
+    public mutating func handle(_ frame: TouchFrame, wanted: UInt16 = .max) -> ActionList<Action> {
+        let event = take(frame)
+        guard emits else { return ActionList() }
+        self.wanted = wanted
+        return handle(event, at: frame.time)
+    }
+
+    /// The device's touches are lost (events dropped): forget them without a word (a swipe in flight is the
+    /// swipe recognizer's to cancel).
+    public mutating func reset(at time: MonotonicInstant) -> ActionList<Action> {
+        lifting = false
+        for i in fingers.indices { fingers[i] = Finger() }
+        down = 0
+        guard emits else { return ActionList() }
+        return handle(.eventsDropped, at: time)
+    }
+
+    /// Follows the fingers through one frame (where each is, which landed and lifted, the centroid), and says
+    /// what the frame did to them: the machine's event.
+    mutating func take(_ frame: TouchFrame) -> Event {
         // Where the fingers were before this frame: what is reported once one of them lifted in it.
         let before = currentCentroid
         defer { if !lifting { lastCentroid = currentCentroid ?? before ?? lastCentroid } }
@@ -136,80 +214,126 @@ public struct MultiFingerDetector: Sendable {
             }
         }
         let delta = moved > 0 ? MillimeterVector(x: sumX / moved, y: sumY / moved) : .zero
-        guard emits else {
-            if down == 0 { phase = .idle }
-            return out
-        }
-        let time = frame.time
-        switch phase {
-        case .idle:
-            guard down > 0 else { return out }
-            travel = .zero
-            phase = .counting(first: time, since: time)
-        case .counting(let first, let since):
-            guard down > 0 else {
-                phase = .idle
-                return out
-            }
-            if landed || lifted {
-                // The count changed: libinput resets its UNKNOWN state, its initial time and positions.
-                travel = .zero
-                rebase()
-                phase = .counting(first: first, since: time)
-            } else {
-                travel = MillimeterVector(x: travel.x + delta.x, y: travel.y + delta.y)
-            }
-            let count = counted
-            guard count >= max(2, settings.minimumFingers), count <= 5 else { return out }
-            if !isTouchpad && time - first < settings.fingerWindow { return out }
-            switch judge(count: count, since: since, at: time) {
-            case .undecided:
-                break
-            case .swipe where settings.switchTimeout == nil && wanted & (1 << UInt16(count)) == 0:
-                break
-            case .swipe:
-                phase = .swiping(fingers: count, pending: nil)
-                out.append(.begin(fingers: count))
-                if travel.x != 0 || travel.y != 0 { out.append(.update(delta: travel)) }
-                travel = .zero
-            case .notSwipe:
-                phase = .rejected
-            }
-        case .swiping(let n, let pending):
-            guard down > 0 else {
-                phase = .idle
-                out.append(.end(cancelled: false))
-                return out
-            }
-            let count = counted
-            if let timeout = settings.switchTimeout, count != n {
-                // libinput debounces a change of count, sending nothing meanwhile, and cancels if it holds.
-                let since = (pending?.count == count ? pending?.since : nil) ?? time
-                if time - since >= timeout {
-                    out.append(.end(cancelled: true))
-                    travel = .zero
-                    rebase()
-                    phase = .counting(first: time, since: time)
-                } else {
-                    phase = .swiping(fingers: n, pending: (count, since))
-                }
-                return out
-            }
-            phase = .swiping(fingers: n, pending: nil)
-            if delta.x != 0 || delta.y != 0 { out.append(.update(delta: delta)) }
-        case .rejected:
-            if down == 0 { phase = .idle }
-        }
-        return out
+        if down == 0 { return .allLifted }
+        return landed || lifted ? .fingersChanged(delta: delta) : .motion(delta: delta)
     }
 
-    /// The device's touches are lost (events dropped, device removed): forget them without a word.
-    public mutating func reset() {
-        lifting = false
-        for i in fingers.indices { fingers[i] = Finger() }
-        down = 0
-        phase = .idle
-        travel = .zero
+    // MARK: - The machine
+
+    public mutating func dispatch(_ event: Event, at time: MonotonicInstant, into actions: inout ActionList<Action>) {
+        switch state {
+        case .idle: onIdle(event, time, &actions)
+        case .counting(let first, let since): onCounting(first, since, event, time, &actions)
+        case .swiping(let fingers, let pending): onSwiping(fingers, pending, event, time, &actions)
+        case .rejected: onRejected(event, &actions)
+        }
+    }
+
+    private mutating func onIdle(_ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>) {
+        switch event {
+        case .fingersChanged:
+            // The first finger landed: counting starts, and nothing is judged before the next frame.
+            travel = .zero
+            state = .counting(first: time, since: time)
+        case .allLifted:
+            // A frame of touches from before lost events (or past the capacity): nothing is down.
+            break
+        case .eventsDropped:
+            travel = .zero
+        case .motion:
+            // With nothing down, a frame in which nobody landed leaves nothing down.
+            actions.append(bug(event))
+        }
+    }
+
+    private mutating func onCounting(
+        _ first: MonotonicInstant, _ since: MonotonicInstant, _ event: Event, _ time: MonotonicInstant,
+        _ actions: inout ActionList<Action>
+    ) {
+        switch event {
+        case .fingersChanged:
+            // The count changed: libinput resets its UNKNOWN state, its initial time and positions. Nothing has
+            // moved since, so there is nothing to judge before the next frame.
+            travel = .zero
+            rebase()
+            state = .counting(first: first, since: time)
+        case .motion(let delta):
+            travel = MillimeterVector(x: travel.x + delta.x, y: travel.y + delta.y)
+            judge(first: first, since: since, at: time, &actions)
+        case .allLifted, .eventsDropped:
+            travel = .zero
+            state = .idle
+        }
+    }
+
+    /// Whether the fingers counting since `since` are a swipe yet (libinput's UNKNOWN state deciding).
+    private mutating func judge(first: MonotonicInstant, since: MonotonicInstant, at time: MonotonicInstant, _ actions: inout ActionList<Action>) {
+        let count = counted
+        guard count >= max(2, settings.minimumFingers), count <= 5 else { return }
+        if !isTouchpad && time - first < settings.fingerWindow { return }
+        switch judgement(count: count, since: since, at: time) {
+        case .undecided:
+            break
+        case .swipe where settings.switchTimeout == nil && wanted & (1 << UInt16(count)) == 0:
+            break
+        case .swipe:
+            state = .swiping(fingers: count, pending: nil)
+            actions.append(.output(.begin(fingers: count)))
+            if travel.x != 0 || travel.y != 0 { actions.append(.output(.update(delta: travel))) }
+            travel = .zero
+        case .notSwipe:
+            state = .rejected
+        }
+    }
+
+    private mutating func onSwiping(
+        _ n: Int, _ pending: PendingCount?, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>
+    ) {
+        switch event {
+        case .fingersChanged(let delta), .motion(let delta):
+            // A landing or a lift changes nothing by itself: the count it leaves does.
+            follow(n, pending, delta, time, &actions)
+        case .allLifted:
+            state = .idle
+            actions.append(.output(.end(cancelled: false)))
+        case .eventsDropped:
+            travel = .zero
+            state = .idle
+        }
+    }
+
+    /// A running swipe's frame: its update, or, on touchpads, a new count debounced and then cancelling it.
+    private mutating func follow(
+        _ n: Int, _ pending: PendingCount?, _ delta: MillimeterVector, _ time: MonotonicInstant, _ actions: inout ActionList<Action>
+    ) {
+        let count = counted
+        if let timeout = settings.switchTimeout, count != n {
+            // libinput debounces a change of count, sending nothing meanwhile, and cancels if it holds.
+            let since = (pending?.count == count ? pending?.since : nil) ?? time
+            if time - since >= timeout {
+                actions.append(.output(.end(cancelled: true)))
+                travel = .zero
+                rebase()
+                state = .counting(first: time, since: time)
+            } else {
+                state = .swiping(fingers: n, pending: PendingCount(count: count, since: since))
+            }
+            return
+        }
+        state = .swiping(fingers: n, pending: nil)
+        if delta.x != 0 || delta.y != 0 { actions.append(.output(.update(delta: delta))) }
+    }
+
+    private mutating func onRejected(_ event: Event, _ actions: inout ActionList<Action>) {
+        switch event {
+        case .fingersChanged, .motion:
+            break
+        case .allLifted:
+            state = .idle
+        case .eventsDropped:
+            travel = .zero
+            state = .idle
+        }
     }
 
     /// Motion is judged from here on: libinput measures each touch from where the current gesture started.
@@ -234,7 +358,7 @@ public struct MultiFingerDetector: Sendable {
     /// libinput's `tp_gesture_detect_motion_gestures` for `count` fingers: two touches far apart are judged
     /// (libinput takes its leftmost and rightmost; here the leftmost and the touch furthest from it, so that
     /// fingers side by side along a vertical line are judged as well).
-    private mutating func judge(count: Int, since: MonotonicInstant, at time: MonotonicInstant) -> Judgement {
+    private mutating func judgement(count: Int, since: MonotonicInstant, at time: MonotonicInstant) -> Judgement {
         var a: Int? = nil
         for i in fingers.indices where fingers[i].id >= 0 && !fingers[i].thumb {
             if a.map({ fingers[i].position.x < fingers[$0].position.x }) ?? true { a = i }

@@ -2,15 +2,15 @@
 ///
 /// A state machine in the shape of the recognizer's (and libinput's gesture machine): one entry point,
 /// ``handle(_:at:)``, a function per state, the data of a state in its case (a run-out's animation exists only
-/// while it runs out), actions that carry their data, transitions reported as `old -> event -> new` and
-/// impossible events reported as bugs, then ignored.
+/// while it runs out), actions that carry their data, transitions reported as `old -> event -> new` (by the
+/// shared dispatcher, ``StateMachine/step(_:at:into:)``) and impossible events reported as bugs, then ignored.
 ///
 /// A finger drives `update`; `finish` or `cancel` hand the percent to a run-out that starts at the release
 /// velocity; `caught` takes it back (iOS 10's interruptible transitions); `tick` reports the run-out's progress
 /// and `run-out-ended` ends it exactly at 1 or 0.
-public struct PercentDrivenInteractiveTransition: Sendable {
+public struct PercentDrivenInteractiveTransition: StateMachine, Sendable {
     /// The phases a transition goes through, as clients see them; `completed` and `cancelled` are terminal.
-    public enum Phase: String, Hashable, Sendable, Codable, CaseIterable {
+    public enum Phase: String, MachineName, Codable {
         case began, changed, finishing, cancelling, completed, cancelled
 
         public var isTerminal: Bool { self == .completed || self == .cancelled }
@@ -73,22 +73,26 @@ public struct PercentDrivenInteractiveTransition: Sendable {
         case runOutEnded
         /// Stop at once, without animating (shutdown).
         case abort
+    }
 
-        public var name: EventName {
-            switch self {
-            case .update: .update
-            case .finish: .finish
-            case .cancel: .cancel
-            case .caught: .caught
-            case .tick: .tick
-            case .runOutEnded: .runOutEnded
-            case .abort: .abort
-            }
+    public static func name(of event: Event) -> EventName {
+        switch event {
+        case .update: .update
+        case .finish: .finish
+        case .cancel: .cancel
+        case .caught: .caught
+        case .tick: .tick
+        case .runOutEnded: .runOutEnded
+        case .abort: .abort
         }
     }
 
+    /// The log names a state by its phase.
+    public typealias StateName = Phase
+    public static func name(of state: State) -> Phase { state.phase }
+
     /// The names of the events, as the log writes them.
-    public enum EventName: String, Hashable, Sendable, Codable, CaseIterable {
+    public enum EventName: String, MachineName, Codable {
         case update, finish, cancel, caught, tick
         case runOutEnded = "run-out-ended"
         case abort
@@ -104,15 +108,9 @@ public struct PercentDrivenInteractiveTransition: Sendable {
         public var isProgressOnly: Bool
     }
 
-    /// What the caller must do.
-    public enum Action: Hashable, Sendable {
-        /// The phase changed: log `old -> event -> new`.
-        case transitioned(from: Phase, event: EventName, to: Phase)
-        /// `event` cannot happen in `phase`: logged as a bug, then ignored.
-        case bug(event: EventName, phase: Phase)
-        /// Tell clients (a terminal phase ends the transition).
-        case report(Report)
-    }
+    /// What the caller must do, beside the log lines of ``MachineAction``: tell clients (a terminal phase ends
+    /// the transition).
+    public typealias Output = Report
 
     public private(set) var state: State = .began
     public let isInteractive: Bool
@@ -143,92 +141,127 @@ public struct PercentDrivenInteractiveTransition: Sendable {
 
     // MARK: - The machine
 
-    /// Feeds one event at `time`; returns what the caller must do, in order.
-    public mutating func handle(_ event: Event, at time: MonotonicInstant) -> ActionList<Action> {
-        var actions = ActionList<Action>()
+    public mutating func dispatch(_ event: Event, at time: MonotonicInstant, into actions: inout ActionList<Action>) {
         switch state {
-        case .began: onInteractive(.zero, began: true, event, time, &actions)
-        case .changed(let progress): onInteractive(progress, began: false, event, time, &actions)
-        case .finishing(let runOut): onRunningOut(runOut, finishing: true, event, time, &actions)
-        case .cancelling(let runOut): onRunningOut(runOut, finishing: false, event, time, &actions)
-        case .completed, .cancelled: actions.append(.bug(event: event.name, phase: state.phase))
+        case .began: onBegan(event, time, &actions)
+        case .changed(let progress): onChanged(progress, event, time, &actions)
+        case .finishing(let runOut): onFinishing(runOut, event, time, &actions)
+        case .cancelling(let runOut): onCancelling(runOut, event, time, &actions)
+        case .completed, .cancelled: actions.append(bug(event))
         }
-        return actions
     }
 
-    private mutating func onInteractive(
-        _ progress: Progress, began: Bool, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>
-    ) {
+    /// Held at 0 until the first update; a request finishes from here at once.
+    private mutating func onBegan(_ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>) {
         switch event {
         case .update(let new):
-            let p = Progress(
-                percent: new.percent.value.isNaN ? progress.percent : new.percent.clamped,
-                velocity: new.velocity.isFinite ? new.velocity : .zero)
-            if began { move(to: .changed(p), on: event, &actions) } else { state = .changed(p) }
-            actions.append(.report(Report(phase: .changed, progress: p, animation: nil, isProgressOnly: !began)))
-        case .finish(let velocity), .cancel(let velocity):
-            let finish = event.name == .finish
-            let v = velocity.isFinite ? velocity : .zero
-            let animation = AnimationSpec.runOut(
-                curve: completionCurve, from: progress.percent, to: finish ? .complete : .zero, velocity: v,
-                fullDuration: duration, speed: completionSpeed, at: time)
-            let runOut = RunOut(animation: animation, progress: Progress(percent: progress.percent, velocity: v))
-            move(to: finish ? .finishing(runOut) : .cancelling(runOut), on: event, &actions)
-            actions.append(.report(Report(
-                phase: finish ? .finishing : .cancelling, progress: runOut.progress, animation: animation,
-                isProgressOnly: false)))
-        case .abort:
-            move(to: .cancelled, on: event, &actions)
-            actions.append(.report(Report(phase: .cancelled, progress: .zero, animation: nil, isProgressOnly: false)))
-        case .caught, .tick, .runOutEnded:
-            actions.append(.bug(event: event.name, phase: state.phase))
+            follow(new, from: .zero, isProgressOnly: false, &actions)
+        case .finish, .cancel, .abort, .caught, .tick, .runOutEnded:
+            interact(.zero, event, time, &actions)
         }
     }
 
-    private mutating func onRunningOut(
-        _ runOut: RunOut, finishing: Bool, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>
-    ) {
-        let phase: Phase = finishing ? .finishing : .cancelling
+    /// Following the finger: only progress moves.
+    private mutating func onChanged(_ progress: Progress, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>) {
+        switch event {
+        case .update(let new):
+            follow(new, from: progress, isProgressOnly: true, &actions)
+        case .finish, .cancel, .abort, .caught, .tick, .runOutEnded:
+            interact(progress, event, time, &actions)
+        }
+    }
+
+    /// The finger's update: a percent (clamped; NaN keeps the last one) and its velocity (not finite counts as 0).
+    private mutating func follow(_ new: Progress, from progress: Progress, isProgressOnly: Bool, _ actions: inout ActionList<Action>) {
+        let p = Progress(
+            percent: new.percent.value.isNaN ? progress.percent : new.percent.clamped,
+            velocity: new.velocity.isFinite ? new.velocity : .zero)
+        state = .changed(p)
+        actions.append(.output(Report(phase: .changed, progress: p, animation: nil, isProgressOnly: isProgressOnly)))
+    }
+
+    /// What began and changed do alike with everything but an update: release into a run-out, or abort.
+    private mutating func interact(_ progress: Progress, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>) {
+        switch event {
+        case .finish(let velocity):
+            let runOut = runOut(from: progress, to: .complete, velocity: velocity, at: time)
+            state = .finishing(runOut)
+            actions.append(.output(Report(phase: .finishing, progress: runOut.progress, animation: runOut.animation, isProgressOnly: false)))
+        case .cancel(let velocity):
+            let runOut = runOut(from: progress, to: .zero, velocity: velocity, at: time)
+            state = .cancelling(runOut)
+            actions.append(.output(Report(phase: .cancelling, progress: runOut.progress, animation: runOut.animation, isProgressOnly: false)))
+        case .abort:
+            abort(&actions)
+        case .update, .caught, .tick, .runOutEnded:
+            actions.append(bug(event))
+        }
+    }
+
+    /// The run-out from `progress` to `target`, starting at the release velocity (not finite counts as 0).
+    private func runOut(from progress: Progress, to target: Percent, velocity: PercentPerSecond, at time: MonotonicInstant) -> RunOut {
+        let v = velocity.isFinite ? velocity : .zero
+        let animation = AnimationSpec.runOut(
+            curve: completionCurve, from: progress.percent, to: target, velocity: v, fullDuration: duration,
+            speed: completionSpeed, at: time)
+        return RunOut(animation: animation, progress: Progress(percent: progress.percent, velocity: v))
+    }
+
+    private mutating func onFinishing(_ runOut: RunOut, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>) {
+        switch event {
+        case .tick:
+            let r = advanced(runOut, to: time)
+            state = .finishing(r)
+            actions.append(.output(Report(phase: .finishing, progress: r.progress, animation: nil, isProgressOnly: true)))
+        case .caught, .runOutEnded, .abort, .update, .finish, .cancel:
+            runningOut(runOut, event, time, &actions)
+        }
+    }
+
+    private mutating func onCancelling(_ runOut: RunOut, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>) {
+        switch event {
+        case .tick:
+            let r = advanced(runOut, to: time)
+            state = .cancelling(r)
+            actions.append(.output(Report(phase: .cancelling, progress: r.progress, animation: nil, isProgressOnly: true)))
+        case .caught, .runOutEnded, .abort, .update, .finish, .cancel:
+            runningOut(runOut, event, time, &actions)
+        }
+    }
+
+    /// The run-out where its animation is at `time`.
+    private func advanced(_ runOut: RunOut, to time: MonotonicInstant) -> RunOut {
+        var r = runOut
+        r.progress = Progress(percent: r.animation.percent(at: time), velocity: r.animation.velocity(at: time))
+        return r
+    }
+
+    /// What finishing and cancelling do alike with everything but a tick: caught, ended at its exact end, or
+    /// aborted.
+    private mutating func runningOut(_ runOut: RunOut, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>) {
         switch event {
         case .caught:
             let p = Progress(percent: runOut.animation.percent(at: time), velocity: runOut.animation.velocity(at: time))
-            move(to: .changed(p), on: event, &actions)
-            actions.append(.report(Report(phase: .changed, progress: p, animation: nil, isProgressOnly: false)))
-        case .tick:
-            var r = runOut
-            r.progress = Progress(percent: r.animation.percent(at: time), velocity: r.animation.velocity(at: time))
-            state = finishing ? .finishing(r) : .cancelling(r)
-            actions.append(.report(Report(phase: phase, progress: r.progress, animation: nil, isProgressOnly: true)))
+            state = .changed(p)
+            actions.append(.output(Report(phase: .changed, progress: p, animation: nil, isProgressOnly: false)))
         case .runOutEnded:
             // The end is exact: 1 or 0, at rest, whatever the last frame showed.
             let completed = runOut.animation.toPercent >= .complete
-            move(to: completed ? .completed : .cancelled, on: event, &actions)
-            actions.append(.report(Report(
+            state = completed ? .completed : .cancelled
+            actions.append(.output(Report(
                 phase: completed ? .completed : .cancelled,
                 progress: Progress(percent: completed ? .complete : .zero, velocity: .zero), animation: nil,
                 isProgressOnly: false)))
         case .abort:
-            move(to: .cancelled, on: event, &actions)
-            actions.append(.report(Report(phase: .cancelled, progress: .zero, animation: nil, isProgressOnly: false)))
-        case .update, .finish, .cancel:
-            actions.append(.bug(event: event.name, phase: phase))
+            abort(&actions)
+        case .update, .finish, .cancel, .tick:
+            actions.append(bug(event))
         }
     }
 
-    private mutating func move(to new: State, on event: Event, _ actions: inout ActionList<Action>) {
-        let old = state.phase
-        state = new
-        actions.append(.transitioned(from: old, event: event.name, to: new.phase))
-    }
-}
-
-extension PercentDrivenInteractiveTransition.Action {
-    /// The log line of a transition or a bug, as libinput words them; `nil` for reports.
-    public var logLine: String? {
-        switch self {
-        case .transitioned(let from, let event, let to): "\(from.rawValue) -> \(event.rawValue) -> \(to.rawValue)"
-        case .bug(let event, let phase): "invalid event \(event.rawValue) in state \(phase.rawValue)"
-        case .report: nil
-        }
+    /// Stop at once, without animating.
+    private mutating func abort(_ actions: inout ActionList<Action>) {
+        state = .cancelled
+        actions.append(.output(Report(phase: .cancelled, progress: .zero, animation: nil, isProgressOnly: false)))
     }
 }

@@ -72,8 +72,9 @@ public struct EdgeRecognizerSettings: Hashable, Sendable, Codable {
 /// It is a state machine in the shape of libinput's touchpad gesture machine (`evdev-mt-touchpad-gestures.c`):
 /// one entry point, ``handle(_:at:)``; a function per state; the data of a state in its case, so a gesture that
 /// began always has an edge; actions that carry their data, so the caller never reads the state back; every
-/// state change reported as `old -> event -> new`; and an event that cannot happen in a state reported as a bug
-/// (`invalid event X in state Y`, as libinput's `log_gesture_bug`) and then ignored.
+/// state change reported as `old -> event -> new` (by the shared dispatcher, ``StateMachine/step(_:at:into:)``);
+/// and an event that cannot happen in a state reported as a bug (`invalid event X in state Y`, as libinput's
+/// `log_gesture_bug`) and then ignored.
 ///
 /// Decisions, all documented in `docs/ARCHITECTURE.md`:
 /// - Only the first touch of a sequence (the first to land while no finger is down) is judged. If it lands
@@ -87,7 +88,7 @@ public struct EdgeRecognizerSettings: Hashable, Sendable, Codable {
 ///   the touch is deeper in, then to the first of left, right, top, bottom. In a corner with a scroll edge, a
 ///   motion along the scroll edge fails as edge scrolling.
 /// - After ended, cancelled or failed the recognizer waits for every finger to lift, then is possible again.
-public struct ScreenEdgePanRecognizer: Sendable {
+public struct ScreenEdgePanRecognizer: StateMachine, Sendable {
     /// The tracked touch while its direction is not yet judged.
     public struct Tracking: Hashable, Sendable {
         public var touch: Int32
@@ -119,22 +120,22 @@ public struct ScreenEdgePanRecognizer: Sendable {
         case ended(Edge)
         case cancelled(Edge)
         case failed(FailureReason)
+    }
 
-        public var name: StateName {
-            switch self {
-            case .possible: .possible
-            case .tracking: .tracking
-            case .began: .began
-            case .changed: .changed
-            case .ended: .ended
-            case .cancelled: .cancelled
-            case .failed: .failed
-            }
+    public static func name(of state: State) -> StateName {
+        switch state {
+        case .possible: .possible
+        case .tracking: .tracking
+        case .began: .began
+        case .changed: .changed
+        case .ended: .ended
+        case .cancelled: .cancelled
+        case .failed: .failed
         }
     }
 
     /// The names of the states, as the `old -> event -> new` log and `docs/ARCHITECTURE.md` write them.
-    public enum StateName: String, Hashable, Sendable, Codable, CaseIterable {
+    public enum StateName: String, MachineName, Codable {
         case possible, tracking, began, changed, ended, cancelled, failed
     }
 
@@ -159,25 +160,25 @@ public struct ScreenEdgePanRecognizer: Sendable {
         case eventsDropped
         /// Raised by the recognizer itself when the last finger of a finished sequence lifts.
         case allTouchesUp
+    }
 
-        public var name: EventName {
-            switch self {
-            case .touchDown: .touchDown
-            case .touchMotion: .touchMotion
-            case .touchUp: .touchUp
-            case .touchCancel: .touchCancel
-            case .caught: .caught
-            case .bindingUnavailable: .bindingUnavailable
-            case .swipe: .swipe
-            case .deviceRemoved: .deviceRemoved
-            case .eventsDropped: .eventsDropped
-            case .allTouchesUp: .allTouchesUp
-            }
+    public static func name(of event: Event) -> EventName {
+        switch event {
+        case .touchDown: .touchDown
+        case .touchMotion: .touchMotion
+        case .touchUp: .touchUp
+        case .touchCancel: .touchCancel
+        case .caught: .caught
+        case .bindingUnavailable: .bindingUnavailable
+        case .swipe: .swipe
+        case .deviceRemoved: .deviceRemoved
+        case .eventsDropped: .eventsDropped
+        case .allTouchesUp: .allTouchesUp
         }
     }
 
     /// The names of the events, as the log writes them.
-    public enum EventName: String, Hashable, Sendable, Codable, CaseIterable {
+    public enum EventName: String, MachineName, Codable {
         case touchDown = "touch-down"
         case touchMotion = "touch-motion"
         case touchUp = "touch-up"
@@ -223,13 +224,8 @@ public struct ScreenEdgePanRecognizer: Sendable {
         public var velocity: NormalizedVector
     }
 
-    /// What the caller must do.
-    public enum Action: Hashable, Sendable {
-        /// The state changed: log `old -> event -> new`.
-        case transitioned(from: StateName, event: EventName, to: StateName)
-        /// `event` cannot happen in `state`: a bug in the caller, logged as libinput's `log_gesture_bug` does,
-        /// and otherwise ignored.
-        case bug(event: EventName, state: StateName)
+    /// What the caller must do (beside the log lines of ``MachineAction``).
+    public enum Output: Hashable, Sendable {
         /// A sequence's first touch landed in the zones of `candidates`: the caller may catch a run-out there.
         case track(touch: Int32, candidates: Edges)
         case begin(Motion)
@@ -292,7 +288,7 @@ public struct ScreenEdgePanRecognizer: Sendable {
     public mutating func handle(_ event: Event, at time: MonotonicInstant) -> ActionList<Action> {
         var actions = ActionList<Action>()
         step(event, at: time, into: &actions)
-        if fingers == 0, event.name != .allTouchesUp {
+        if fingers == 0, Self.name(of: event) != .allTouchesUp {
             switch state {
             case .ended, .cancelled, .failed: step(.allTouchesUp, at: time, into: &actions)
             case .possible, .tracking, .began, .changed: break
@@ -301,13 +297,15 @@ public struct ScreenEdgePanRecognizer: Sendable {
         return actions
     }
 
-    private mutating func step(_ event: Event, at time: MonotonicInstant, into actions: inout ActionList<Action>) {
+    public mutating func dispatch(_ event: Event, at time: MonotonicInstant, into actions: inout ActionList<Action>) {
         switch state {
         case .possible: onPossible(event, time, &actions)
         case .tracking(let tracking): onTracking(tracking, event, time, &actions)
-        case .began(let pan): onPan(pan, began: true, event, time, &actions)
-        case .changed(let pan): onPan(pan, began: false, event, time, &actions)
-        case .ended, .cancelled, .failed: onFinished(event, &actions)
+        case .began(let pan): onBegan(pan, event, time, &actions)
+        case .changed(let pan): onChanged(pan, event, time, &actions)
+        case .ended: onEnded(event, &actions)
+        case .cancelled: onCancelled(event, &actions)
+        case .failed: onFailed(event, &actions)
         }
     }
 
@@ -319,16 +317,16 @@ public struct ScreenEdgePanRecognizer: Sendable {
             let landed = zones(containing: p)
             let candidates = landed.intersection(allowed)
             guard !candidates.isEmpty else {
-                move(to: .failed(.outsideZones), on: event, &actions)
-                actions.append(.fail(.outsideZones, nil))
+                state = .failed(.outsideZones)
+                actions.append(.output(.fail(.outsideZones, nil)))
                 return
             }
             velocity.reset()
             velocity.add(x: p.x, y: p.y, at: time)
-            move(to: .tracking(Tracking(
+            state = .tracking(Tracking(
                 touch: touch, start: p, location: p, candidates: candidates,
-                scrollZones: landed.intersection(settings.scrollEdges))), on: event, &actions)
-            actions.append(.track(touch: touch, candidates: candidates))
+                scrollZones: landed.intersection(settings.scrollEdges)))
+            actions.append(.output(.track(touch: touch, candidates: candidates)))
         case .touchMotion, .touchUp, .touchCancel:
             // A finger still down from before lost events: it is not trusted until it lifts, and was never
             // counted.
@@ -336,7 +334,7 @@ public struct ScreenEdgePanRecognizer: Sendable {
         case .deviceRemoved, .eventsDropped:
             fingers = 0
         case .caught, .bindingUnavailable, .swipe, .allTouchesUp:
-            actions.append(.bug(event: event.name, state: state.name))
+            actions.append(bug(event))
         }
     }
 
@@ -355,40 +353,75 @@ public struct ScreenEdgePanRecognizer: Sendable {
             case .undecided:
                 state = .tracking(t)
             case .begin(let edge):
-                move(to: .began(Pan(edge: edge, touch: t.touch, start: t.start, location: t.location)), on: event, &actions)
-                actions.append(.begin(motion(edge, t.start, t.location, time)))
+                state = .began(Pan(edge: edge, touch: t.touch, start: t.start, location: t.location))
+                actions.append(.output(.begin(motion(edge, t.start, t.location, time))))
             case .fail(let reason, let edge):
-                move(to: .failed(reason), on: event, &actions)
-                actions.append(.fail(reason, motion(edge, t.start, t.location, time)))
+                state = .failed(reason)
+                actions.append(.output(.fail(reason, motion(edge, t.start, t.location, time))))
             }
-        case .touchUp(let touch), .touchCancel(let touch):
-            fingers = max(0, fingers - 1)
-            guard touch == tracking.touch else { return }
-            let reason: FailureReason = event.name == .touchUp ? .lifted : .touchCancelled
-            move(to: .failed(reason), on: event, &actions)
-            actions.append(.fail(reason, motion(nearest(tracking), tracking.start, tracking.location, time)))
+        case .touchUp(let touch):
+            lift(touch, tracked: tracking, failing: .lifted, time, &actions)
+        case .touchCancel(let touch):
+            lift(touch, tracked: tracking, failing: .touchCancelled, time, &actions)
         case .caught(let edge):
             guard tracking.candidates.contains(edge.edges) else {
-                actions.append(.bug(event: event.name, state: state.name))
+                actions.append(bug(event))
                 return
             }
-            move(to: .began(Pan(edge: edge, touch: tracking.touch, start: tracking.start, location: tracking.location)), on: event, &actions)
-            actions.append(.begin(motion(edge, tracking.start, tracking.location, time)))
+            state = .began(Pan(edge: edge, touch: tracking.touch, start: tracking.start, location: tracking.location))
+            actions.append(.output(.begin(motion(edge, tracking.start, tracking.location, time))))
         case .deviceRemoved, .eventsDropped:
             fingers = 0
-            move(to: .failed(.eventsLost), on: event, &actions)
-            actions.append(.fail(.eventsLost, motion(nearest(tracking), tracking.start, tracking.location, time)))
+            state = .failed(.eventsLost)
+            actions.append(.output(.fail(.eventsLost, motion(nearest(tracking), tracking.start, tracking.location, time))))
         case .swipe:
-            move(to: .failed(.swipe), on: event, &actions)
-            actions.append(.fail(.swipe, nil))
+            state = .failed(.swipe)
+            actions.append(.output(.fail(.swipe, nil)))
         case .bindingUnavailable, .allTouchesUp:
-            actions.append(.bug(event: event.name, state: state.name))
+            actions.append(bug(event))
         }
     }
 
-    private mutating func onPan(
-        _ pan: Pan, began: Bool, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>
+    /// A finger lifted (or was cancelled) while the tracked one was still undecided: the sequence fails with
+    /// `reason` if it was the tracked one.
+    private mutating func lift(
+        _ touch: Int32, tracked tracking: Tracking, failing reason: FailureReason, _ time: MonotonicInstant,
+        _ actions: inout ActionList<Action>
     ) {
+        fingers = max(0, fingers - 1)
+        guard touch == tracking.touch else { return }
+        state = .failed(reason)
+        actions.append(.output(.fail(reason, motion(nearest(tracking), tracking.start, tracking.location, time))))
+    }
+
+    /// The gesture has just begun: the caller may still refuse it (no binding, or a swipe's sequence).
+    private mutating func onBegan(_ pan: Pan, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>) {
+        switch event {
+        case .bindingUnavailable:
+            state = .failed(.noBinding)
+            actions.append(.output(.fail(.noBinding, motion(pan.edge, pan.start, pan.location, time))))
+        case .swipe:
+            // Like a missing binding, decided at `begin`, before anything was reported.
+            state = .failed(.swipe)
+            actions.append(.output(.fail(.swipe, nil)))
+        case .touchDown, .touchMotion, .touchUp, .touchCancel, .deviceRemoved, .eventsDropped, .caught, .allTouchesUp:
+            follow(pan, event, time, &actions)
+        }
+    }
+
+    /// The gesture follows its finger; it can no longer be refused.
+    private mutating func onChanged(_ pan: Pan, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>) {
+        switch event {
+        case .bindingUnavailable, .swipe:
+            // Only a gesture that has just begun can be refused: the caller decides at `begin`.
+            actions.append(bug(event))
+        case .touchDown, .touchMotion, .touchUp, .touchCancel, .deviceRemoved, .eventsDropped, .caught, .allTouchesUp:
+            follow(pan, event, time, &actions)
+        }
+    }
+
+    /// What began and changed do alike: follow the tracked finger until it lifts or is lost.
+    private mutating func follow(_ pan: Pan, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>) {
         switch event {
         case .touchDown:
             fingers += 1
@@ -397,49 +430,42 @@ public struct ScreenEdgePanRecognizer: Sendable {
             var p = pan
             p.location = to.clamped
             velocity.add(x: p.location.x, y: p.location.y, at: time)
-            if began { move(to: .changed(p), on: event, &actions) } else { state = .changed(p) }
-            actions.append(.change(motion(p.edge, p.start, p.location, time)))
-        case .touchUp(let touch), .touchCancel(let touch):
+            state = .changed(p)
+            actions.append(.output(.change(motion(p.edge, p.start, p.location, time))))
+        case .touchUp(let touch):
             fingers = max(0, fingers - 1)
             guard touch == pan.touch else { return }
-            var m = motion(pan.edge, pan.start, pan.location, time)
-            m.fingers = max(1, m.fingers)
-            if event.name == .touchUp {
-                move(to: .ended(pan.edge), on: event, &actions)
-                actions.append(.end(m))
-            } else {
-                move(to: .cancelled(pan.edge), on: event, &actions)
-                actions.append(.cancel(m))
-            }
+            state = .ended(pan.edge)
+            actions.append(.output(.end(liftMotion(pan, time))))
+        case .touchCancel(let touch):
+            fingers = max(0, fingers - 1)
+            guard touch == pan.touch else { return }
+            state = .cancelled(pan.edge)
+            actions.append(.output(.cancel(liftMotion(pan, time))))
         case .deviceRemoved, .eventsDropped:
             fingers = 0
             var m = motion(pan.edge, pan.start, pan.location, time)
             m.fingers = 1
-            move(to: .cancelled(pan.edge), on: event, &actions)
-            actions.append(.cancel(m))
-        case .bindingUnavailable:
-            // Only a gesture that has just begun can be refused: the caller decides at `begin`.
-            guard began else {
-                actions.append(.bug(event: event.name, state: state.name))
-                return
-            }
-            move(to: .failed(.noBinding), on: event, &actions)
-            actions.append(.fail(.noBinding, motion(pan.edge, pan.start, pan.location, time)))
-        case .swipe:
-            // Like a missing binding, only a gesture that has just begun gives way: the caller decides at
-            // `begin`, before anything was reported.
-            guard began else {
-                actions.append(.bug(event: event.name, state: state.name))
-                return
-            }
-            move(to: .failed(.swipe), on: event, &actions)
-            actions.append(.fail(.swipe, nil))
-        case .caught, .allTouchesUp:
-            actions.append(.bug(event: event.name, state: state.name))
+            state = .cancelled(pan.edge)
+            actions.append(.output(.cancel(m)))
+        case .caught, .allTouchesUp, .bindingUnavailable, .swipe:
+            actions.append(bug(event))
         }
     }
 
-    private mutating func onFinished(_ event: Event, _ actions: inout ActionList<Action>) {
+    /// The motion of a gesture whose finger has just lifted: it counts as one finger still.
+    private func liftMotion(_ pan: Pan, _ time: MonotonicInstant) -> Motion {
+        var m = motion(pan.edge, pan.start, pan.location, time)
+        m.fingers = max(1, m.fingers)
+        return m
+    }
+
+    private mutating func onEnded(_ event: Event, _ actions: inout ActionList<Action>) { waitForLift(event, &actions) }
+    private mutating func onCancelled(_ event: Event, _ actions: inout ActionList<Action>) { waitForLift(event, &actions) }
+    private mutating func onFailed(_ event: Event, _ actions: inout ActionList<Action>) { waitForLift(event, &actions) }
+
+    /// Ended, cancelled and failed alike wait for every finger to lift, then the sequence is over.
+    private mutating func waitForLift(_ event: Event, _ actions: inout ActionList<Action>) {
         switch event {
         case .touchDown:
             fingers += 1
@@ -451,19 +477,13 @@ public struct ScreenEdgePanRecognizer: Sendable {
             fingers = 0
         case .allTouchesUp:
             guard fingers == 0 else {
-                actions.append(.bug(event: event.name, state: state.name))
+                actions.append(bug(event))
                 return
             }
-            move(to: .possible, on: event, &actions)
+            state = .possible
         case .caught, .bindingUnavailable, .swipe:
-            actions.append(.bug(event: event.name, state: state.name))
+            actions.append(bug(event))
         }
-    }
-
-    private mutating func move(to new: State, on event: Event, _ actions: inout ActionList<Action>) {
-        let old = state.name
-        state = new
-        actions.append(.transitioned(from: old, event: event.name, to: new.name))
     }
 
     // MARK: - Judging the first motion
@@ -524,16 +544,5 @@ public struct ScreenEdgePanRecognizer: Sendable {
             edge: edge, fingers: fingers, location: location,
             translation: NormalizedVector(x: location.x - start.x, y: location.y - start.y),
             velocity: NormalizedVector(x: v.x, y: v.y))
-    }
-}
-
-extension ScreenEdgePanRecognizer.Action {
-    /// The log line of a transition or a bug, as libinput words them; `nil` for the other actions.
-    public var logLine: String? {
-        switch self {
-        case .transitioned(let from, let event, let to): "\(from.rawValue) -> \(event.rawValue) -> \(to.rawValue)"
-        case .bug(let event, let state): "invalid event \(event.rawValue) in state \(state.rawValue)"
-        case .track, .begin, .change, .end, .cancel, .fail: nil
-        }
     }
 }

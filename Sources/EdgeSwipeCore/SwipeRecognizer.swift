@@ -3,8 +3,9 @@
 ///
 /// It has the shape of ``ScreenEdgePanRecognizer`` and of libinput's gesture machine
 /// (`evdev-mt-touchpad-gestures.c`): one entry point, ``handle(_:at:)``; a function per state; the data of a state
-/// in its case; actions that carry their data; every change of state reported as `old -> event -> new`; an
-/// event that cannot happen in a state reported as a bug (`invalid event X in state Y`) and then ignored.
+/// in its case; actions that carry their data; every change of state reported as `old -> event -> new` (by the
+/// shared dispatcher, ``StateMachine/step(_:at:into:)``); an event that cannot happen in a state reported as a bug
+/// (`invalid event X in state Y`) and then ignored.
 ///
 /// Decisions, all documented in `docs/ARCHITECTURE.md` ("The swipe recognizer"):
 /// - A swipe is `pending` until its centroid has travelled the lock distance (GNOME Shell's
@@ -16,7 +17,7 @@
 /// - A swipe that ends or is cancelled leaves the machine possible at once: libinput's gestures have an explicit
 ///   end, so there is nothing to wait for. A swipe refused at its start (no binding) is `failed` until its
 ///   source ends it, and its remaining updates are ignored.
-public struct SwipeRecognizer: Sendable {
+public struct SwipeRecognizer: StateMachine, Sendable {
     /// A swipe whose axis is not locked yet.
     public struct Pending: Hashable, Sendable {
         public var fingers: Int
@@ -39,20 +40,20 @@ public struct SwipeRecognizer: Sendable {
         case changed(Swipe)
         /// Refused at its start: the rest of the source's gesture is ignored.
         case failed(FailureReason)
+    }
 
-        public var name: StateName {
-            switch self {
-            case .possible: .possible
-            case .pending: .pending
-            case .began: .began
-            case .changed: .changed
-            case .failed: .failed
-            }
+    public static func name(of state: State) -> StateName {
+        switch state {
+        case .possible: .possible
+        case .pending: .pending
+        case .began: .began
+        case .changed: .changed
+        case .failed: .failed
         }
     }
 
     /// The names of the states, as the `old -> event -> new` log and `docs/ARCHITECTURE.md` write them.
-    public enum StateName: String, Hashable, Sendable, Codable, CaseIterable {
+    public enum StateName: String, MachineName, Codable {
         case possible, pending, began, changed, failed
     }
 
@@ -73,23 +74,23 @@ public struct SwipeRecognizer: Sendable {
         case deviceRemoved
         /// The kernel dropped events (`SYN_DROPPED`): nothing about the touches can be trusted.
         case eventsDropped
+    }
 
-        public var name: EventName {
-            switch self {
-            case .begin: .begin
-            case .update: .update
-            case .end: .end
-            case .cancel: .cancel
-            case .caught: .caught
-            case .bindingUnavailable: .bindingUnavailable
-            case .deviceRemoved: .deviceRemoved
-            case .eventsDropped: .eventsDropped
-            }
+    public static func name(of event: Event) -> EventName {
+        switch event {
+        case .begin: .begin
+        case .update: .update
+        case .end: .end
+        case .cancel: .cancel
+        case .caught: .caught
+        case .bindingUnavailable: .bindingUnavailable
+        case .deviceRemoved: .deviceRemoved
+        case .eventsDropped: .eventsDropped
         }
     }
 
     /// The names of the events, as the log writes them.
-    public enum EventName: String, Hashable, Sendable, Codable, CaseIterable {
+    public enum EventName: String, MachineName, Codable {
         case begin, update, end, cancel, caught
         case bindingUnavailable = "binding-unavailable"
         case deviceRemoved = "device-removed"
@@ -118,12 +119,8 @@ public struct SwipeRecognizer: Sendable {
         public var velocity: MillimeterVector
     }
 
-    /// What the caller must do.
-    public enum Action: Hashable, Sendable {
-        /// The state changed: log `old -> event -> new`.
-        case transitioned(from: StateName, event: EventName, to: StateName)
-        /// `event` cannot happen in `state`: logged as libinput's `log_gesture_bug` does, and otherwise ignored.
-        case bug(event: EventName, state: StateName)
+    /// What the caller must do (beside the log lines of ``MachineAction``).
+    public enum Output: Hashable, Sendable {
         /// A swipe of `fingers` fingers began: the caller may catch a run-out of a swipe with as many.
         case track(fingers: Int)
         case begin(Motion)
@@ -150,17 +147,14 @@ public struct SwipeRecognizer: Sendable {
 
     // MARK: - The machine
 
-    /// Feeds one event; returns what the caller must do, in order.
-    public mutating func handle(_ event: Event, at time: MonotonicInstant) -> ActionList<Action> {
-        var actions = ActionList<Action>()
+    public mutating func dispatch(_ event: Event, at time: MonotonicInstant, into actions: inout ActionList<Action>) {
         switch state {
         case .possible: onPossible(event, time, &actions)
         case .pending(let pending): onPending(pending, event, time, &actions)
-        case .began(let swipe): onSwipe(swipe, began: true, event, time, &actions)
-        case .changed(let swipe): onSwipe(swipe, began: false, event, time, &actions)
+        case .began(let swipe): onBegan(swipe, event, time, &actions)
+        case .changed(let swipe): onChanged(swipe, event, time, &actions)
         case .failed: onFailed(event, &actions)
         }
-        return actions
     }
 
     private mutating func onPossible(_ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>) {
@@ -169,15 +163,15 @@ public struct SwipeRecognizer: Sendable {
             isActive = true
             velocity.reset()
             velocity.add(x: 0, y: 0, at: time)
-            move(to: .pending(Pending(fingers: fingers, translation: .zero)), on: event, &actions)
-            actions.append(.track(fingers: fingers))
+            state = .pending(Pending(fingers: fingers, translation: .zero))
+            actions.append(.output(.track(fingers: fingers)))
         case .update, .end, .cancel:
             // The rest of a gesture from before lost events, or one the caller did not hand over: not ours.
             break
         case .deviceRemoved, .eventsDropped:
             isActive = false
         case .caught, .bindingUnavailable:
-            actions.append(.bug(event: event.name, state: state.name))
+            actions.append(bug(event))
         }
     }
 
@@ -193,54 +187,71 @@ public struct SwipeRecognizer: Sendable {
             }
             let swipe = Swipe(
                 direction: .dominant(dx: p.translation.x, dy: p.translation.y), fingers: p.fingers, translation: p.translation)
-            move(to: .began(swipe), on: event, &actions)
-            actions.append(.begin(motion(swipe, time)))
+            state = .began(swipe)
+            actions.append(.output(.begin(motion(swipe, time))))
         case .caught(let direction):
             let swipe = Swipe(direction: direction, fingers: pending.fingers, translation: pending.translation)
-            move(to: .began(swipe), on: event, &actions)
-            actions.append(.begin(motion(swipe, time)))
-        case .end, .cancel:
-            isActive = false
-            let reason: FailureReason = event.name == .end ? .lifted : .cancelled
-            move(to: .possible, on: event, &actions)
-            actions.append(.fail(reason, nil))
+            state = .began(swipe)
+            actions.append(.output(.begin(motion(swipe, time))))
+        case .end:
+            neverLocked(.lifted, &actions)
+        case .cancel:
+            neverLocked(.cancelled, &actions)
         case .deviceRemoved, .eventsDropped:
-            isActive = false
-            move(to: .possible, on: event, &actions)
-            actions.append(.fail(.eventsLost, nil))
+            neverLocked(.eventsLost, &actions)
         case .begin, .bindingUnavailable:
-            actions.append(.bug(event: event.name, state: state.name))
+            actions.append(bug(event))
         }
     }
 
-    private mutating func onSwipe(
-        _ swipe: Swipe, began: Bool, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>
-    ) {
+    /// The source's gesture ended before the axis locked: it was never a swipe, and says nothing.
+    private mutating func neverLocked(_ reason: FailureReason, _ actions: inout ActionList<Action>) {
+        isActive = false
+        state = .possible
+        actions.append(.output(.fail(reason, nil)))
+    }
+
+    /// The swipe has just begun: the caller may still refuse it.
+    private mutating func onBegan(_ swipe: Swipe, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>) {
+        switch event {
+        case .bindingUnavailable:
+            state = .failed(.noBinding)
+            actions.append(.output(.fail(.noBinding, motion(swipe, time))))
+        case .begin, .update, .end, .cancel, .caught, .deviceRemoved, .eventsDropped:
+            follow(swipe, event, time, &actions)
+        }
+    }
+
+    /// The swipe follows the centroid; it can no longer be refused.
+    private mutating func onChanged(_ swipe: Swipe, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>) {
+        switch event {
+        case .bindingUnavailable:
+            // Only a swipe that has just begun can be refused: the caller decides at `begin`.
+            actions.append(bug(event))
+        case .begin, .update, .end, .cancel, .caught, .deviceRemoved, .eventsDropped:
+            follow(swipe, event, time, &actions)
+        }
+    }
+
+    /// What began and changed do alike: follow the centroid until the source ends the swipe.
+    private mutating func follow(_ swipe: Swipe, _ event: Event, _ time: MonotonicInstant, _ actions: inout ActionList<Action>) {
         switch event {
         case .update(let delta):
             var s = swipe
             s.translation = Self.sum(s.translation, delta)
             velocity.add(x: s.translation.x, y: s.translation.y, at: time)
-            if began { move(to: .changed(s), on: event, &actions) } else { state = .changed(s) }
-            actions.append(.change(motion(s, time)))
+            state = .changed(s)
+            actions.append(.output(.change(motion(s, time))))
         case .end:
             isActive = false
-            move(to: .possible, on: event, &actions)
-            actions.append(.end(motion(swipe, time)))
+            state = .possible
+            actions.append(.output(.end(motion(swipe, time))))
         case .cancel, .deviceRemoved, .eventsDropped:
             isActive = false
-            move(to: .possible, on: event, &actions)
-            actions.append(.cancel(motion(swipe, time)))
-        case .bindingUnavailable:
-            // Only a swipe that has just begun can be refused: the caller decides at `begin`.
-            guard began else {
-                actions.append(.bug(event: event.name, state: state.name))
-                return
-            }
-            move(to: .failed(.noBinding), on: event, &actions)
-            actions.append(.fail(.noBinding, motion(swipe, time)))
-        case .begin, .caught:
-            actions.append(.bug(event: event.name, state: state.name))
+            state = .possible
+            actions.append(.output(.cancel(motion(swipe, time))))
+        case .begin, .caught, .bindingUnavailable:
+            actions.append(bug(event))
         }
     }
 
@@ -251,16 +262,10 @@ public struct SwipeRecognizer: Sendable {
             break
         case .end, .cancel, .deviceRemoved, .eventsDropped:
             isActive = false
-            move(to: .possible, on: event, &actions)
+            state = .possible
         case .begin, .caught, .bindingUnavailable:
-            actions.append(.bug(event: event.name, state: state.name))
+            actions.append(bug(event))
         }
-    }
-
-    private mutating func move(to new: State, on event: Event, _ actions: inout ActionList<Action>) {
-        let old = state.name
-        state = new
-        actions.append(.transitioned(from: old, event: event.name, to: new.name))
     }
 
     private static func sum(_ a: MillimeterVector, _ b: MillimeterVector) -> MillimeterVector {
@@ -274,16 +279,5 @@ public struct SwipeRecognizer: Sendable {
         return Motion(
             direction: swipe.direction, fingers: swipe.fingers, translation: swipe.translation,
             velocity: MillimeterVector(x: v.x, y: v.y))
-    }
-}
-
-extension SwipeRecognizer.Action {
-    /// The log line of a transition or a bug, as libinput words them; `nil` for the other actions.
-    public var logLine: String? {
-        switch self {
-        case .transitioned(let from, let event, let to): "\(from.rawValue) -> \(event.rawValue) -> \(to.rawValue)"
-        case .bug(let event, let state): "invalid event \(event.rawValue) in state \(state.rawValue)"
-        case .track, .begin, .change, .end, .cancel, .fail: nil
-        }
     }
 }

@@ -1,9 +1,10 @@
 public import EdgeSwipeCore
 
-// Rotation at run time, for every source alike (libinput touchscreens, libevdev touchpads, recordings): a stage
-// between the source's steps and the engine. Sources keep normalizing with the configured rotation (libinput's
-// matrix included); this stage turns each touch further by the difference to the rotation in force, and tells the
-// engine about a change only between touch sequences.
+// Rotation at run time, for every source alike (libinput touchscreens, libevdev touchpads, recordings): the one
+// stage between the source's steps and the engine, which turns each step and hands it to the engine's entry point
+// for it. Sources keep normalizing with the configured rotation (libinput's matrix included); this stage turns each
+// touch further by the difference to the rotation in force, and tells the engine about a change only between touch
+// sequences.
 
 /// Why a `set-rotation` names no device.
 public enum RotationRefusal: Error, Hashable, Sendable, CustomStringConvertible {
@@ -52,7 +53,7 @@ public struct RememberedRotation: Hashable, Sendable, Codable {
     }
 }
 
-/// The rotation in force for every device, and the stage that applies it.
+/// The rotation in force for every device, and the stage that applies it on the way to the engine.
 ///
 /// A device's rotation is, in order: the one a client set for it (`set-rotation`, until a `set-rotation` with
 /// `auto` names it), else the accelerometer's latest reading for a device configured `rotation = "auto"`, else the
@@ -96,11 +97,38 @@ public struct RotationControl: Sendable {
     /// Whether any device present follows the accelerometer.
     public var followsAccelerometer: Bool { slots.contains { $0.device.followsAccelerometer } }
 
+    // MARK: - To the engine
+
+    /// Hands `step` to the engine, turned as the rotation in force says; then, when it lifted the last finger of a
+    /// device whose new rotation was waiting for that, the device's change. The input thread's whole path from a
+    /// source to the engine.
+    public mutating func feed(_ step: InputStep, to engine: inout Engine, into events: inout [EngineEvent]) {
+        pass(step) { $0.apply(to: &engine, into: &events) }
+    }
+
+    /// A client's `set-rotation`: remembers it for each device named (or forgets what was set, for
+    /// ``RotationSetting/automatic``), and turns each now (the engine hears of it at once) or, on a device with a
+    /// finger down, when the last one lifts.
+    public mutating func set(
+        _ setting: RotationSetting, on target: RotationTarget, at time: MonotonicInstant, to engine: inout Engine,
+        into events: inout [EngineEvent]
+    ) throws(RotationRefusal) -> RotationOutcome {
+        try set(setting, on: target, at: time) { $0.apply(to: &engine, into: &events) }
+    }
+
+    /// The accelerometer's new reading, for devices configured `rotation = "auto"` that no client has rotated; the
+    /// engine hears at once of a device it turns now.
+    public mutating func accelerometerChanged(
+        _ rotation: Rotation, at time: MonotonicInstant, to engine: inout Engine, into events: inout [EngineEvent]
+    ) {
+        accelerometerChanged(rotation, at: time) { $0.apply(to: &engine, into: &events) }
+    }
+
     // MARK: - Steps from the sources
 
     /// Hands `step` on to `sink`, turned as the rotation in force says; applies a rotation that was waiting for
-    /// the last finger of a device to lift right after the frame that lifted it.
-    public mutating func pass(_ step: InputStep, to sink: (InputStep) -> Void) {
+    /// the last finger of a device to lift right after the frame that lifted it. (The tests read the steps here.)
+    mutating func pass(_ step: InputStep, to sink: (InputStep) -> Void) {
         switch step.input {
         case .deviceAdded(var device):
             slots.removeAll { $0.device.id == device.id }
@@ -161,7 +189,7 @@ public struct RotationControl: Sendable {
     /// A client's `set-rotation`: remembers it for each device named (or forgets what was set, for
     /// ``RotationSetting/automatic``), and applies it now or, on a device with a finger down, when the last one
     /// lifts.
-    public mutating func set(
+    mutating func set(
         _ setting: RotationSetting, on target: RotationTarget, at time: MonotonicInstant, _ sink: (InputStep) -> Void
     ) throws(RotationRefusal) -> RotationOutcome {
         let chosen = try indices(of: target)
@@ -185,7 +213,7 @@ public struct RotationControl: Sendable {
     }
 
     /// The accelerometer's new reading, for devices configured `rotation = "auto"` that no client has rotated.
-    public mutating func accelerometerChanged(_ rotation: Rotation, at time: MonotonicInstant, _ sink: (InputStep) -> Void) {
+    mutating func accelerometerChanged(_ rotation: Rotation, at time: MonotonicInstant, _ sink: (InputStep) -> Void) {
         accelerometer = rotation
         for i in slots.indices where slots[i].device.followsAccelerometer { _ = reconsider(i, at: time, sink) }
     }

@@ -1,6 +1,7 @@
 import EdgeSwipeCore
 
-/// A parsed JSON value, for reading requests.
+/// A parsed JSON value, for reading requests (and received lines, the state file and the benchmark's report; a
+/// tree built in code is written by ``JSONWriter/value(_:pretty:)``).
 ///
 /// Requests are few and small, so they are parsed into a tree; a hand-written parser (rather than
 /// `JSONSerialization`) gives errors that say at which byte and why, and caps the nesting depth so a hostile
@@ -24,6 +25,14 @@ public enum JSONValue: Hashable, Sendable {
         case .string: "a string"
         case .array: "an array"
         case .object: "an object"
+        }
+    }
+
+    /// An array or an object (what a pretty document puts on lines of its own).
+    var isContainer: Bool {
+        switch self {
+        case .array, .object: true
+        case .null, .bool, .integer, .number, .string: false
         }
     }
 

@@ -1,4 +1,5 @@
-/// A minimal JSON writer that appends UTF-8 into a reused byte array.
+/// A minimal JSON writer that appends UTF-8 into a reused byte array: the one JSON writer of the package (the
+/// protocol's lines, and, through ``value(_:pretty:)``, the daemon's state file and edgeswipe-bench's report).
 ///
 /// The server encodes every engine event once per publish, at up to a million events per second, so this avoids
 /// `JSONEncoder` (which builds a dictionary tree and formats numbers through `String`) on the hot path. It writes
@@ -260,5 +261,87 @@ public struct JSONWriter: @unchecked Sendable {
             } while v > 0
             return try body(UnsafeBufferPointer(rebasing: buffer[i..<20]))
         }
+    }
+}
+
+// MARK: - Documents
+
+extension JSONWriter {
+    /// Writes a parsed or built ``JSONValue``: for documents people read (the daemon's state file, edgeswipe-bench's
+    /// report), not for the protocol's messages, which are written field by field.
+    ///
+    /// Object keys come out sorted, so the same value always gives the same bytes. Numbers are exact: a double is
+    /// written in the shortest form that reads back as the same double (``exactNumber(_:)``), not in the six
+    /// decimals of ``number(_:)``. `pretty` puts each member of an object, and each item of an array that holds
+    /// objects or arrays, on a line of its own, indented by two spaces a level; an array of scalars stays on one
+    /// line.
+    public mutating func value(_ value: JSONValue, pretty: Bool = false) {
+        write(value, level: pretty ? 0 : nil)
+    }
+
+    /// A double in the shortest form that reads back as the same value (Swift's `description`); an integral value
+    /// below 10^15 in magnitude without a fraction (`1`, not `1.0`). JSON has no NaN or infinity: they are `null`.
+    public mutating func exactNumber(_ value: Double) {
+        guard value.isFinite else {
+            raw("null")
+            return
+        }
+        if value == value.rounded(), value.magnitude < 1e15 {
+            integer(Int64(value))
+            return
+        }
+        var text = value.description
+        text.withUTF8 { append($0) }
+    }
+
+    /// `level`: the depth of `value` when pretty, `nil` for compact output.
+    private mutating func write(_ value: JSONValue, level: Int?) {
+        switch value {
+        case .null: raw("null")
+        case .bool(let b): bool(b)
+        case .integer(let i): integer(i)
+        case .number(let d): exactNumber(d)
+        case .string(let s): string(s)
+        case .array(let items):
+            guard !items.isEmpty else {
+                raw("[]")
+                return
+            }
+            // An array of scalars stays on one line even when pretty.
+            let inner = level.flatMap { l in items.contains(where: \.isContainer) ? l + 1 : nil }
+            byte(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 {
+                    byte(UInt8(ascii: ","))
+                    if level != nil && inner == nil { byte(UInt8(ascii: " ")) }
+                }
+                if let inner { newline(indent: inner) }
+                write(item, level: inner ?? level)
+            }
+            if let level, inner != nil { newline(indent: level) }
+            byte(UInt8(ascii: "]"))
+        case .object(let members):
+            guard !members.isEmpty else {
+                raw("{}")
+                return
+            }
+            let inner = level.map { $0 + 1 }
+            byte(UInt8(ascii: "{"))
+            for (i, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+                if i > 0 { byte(UInt8(ascii: ",")) }
+                if let inner { newline(indent: inner) }
+                string(member.key)
+                byte(UInt8(ascii: ":"))
+                if inner != nil { byte(UInt8(ascii: " ")) }
+                write(member.value, level: inner)
+            }
+            if let level { newline(indent: level) }
+            byte(UInt8(ascii: "}"))
+        }
+    }
+
+    private mutating func newline(indent level: Int) {
+        byte(UInt8(ascii: "\n"))
+        for _ in 0..<level { raw("  ") }
     }
 }

@@ -459,6 +459,16 @@ public struct SceneGeometryInfo: Hashable, Sendable, Codable, WireObject {
     public var zIndex = 0
     public var onStage = false
 
+    init() {}
+
+    public init(scene: String, frame: NormalizedRect, alpha: Double, zIndex: Int, onStage: Bool) {
+        self.scene = scene
+        self.frame = frame
+        self.alpha = alpha
+        self.zIndex = zIndex
+        self.onStage = onStage
+    }
+
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("scene", &scene)
         try c.field("frame", &frame)
@@ -485,6 +495,14 @@ public struct GeometryInfo: Hashable, Sendable, Codable, WireObject {
     /// The dimming layer under a custom presentation; absent when there is none.
     public var dimmingAlpha: Double?
 
+    init() {}
+
+    public init(from: SceneGeometryInfo, to: SceneGeometryInfo, dimmingAlpha: Double?) {
+        self.from = from
+        self.to = to
+        self.dimmingAlpha = dimmingAlpha
+    }
+
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("from", &from)
         try c.field("to", &to)
@@ -497,6 +515,39 @@ extension GeometryInfo {
         from = SceneGeometryInfo(g.from)
         to = SceneGeometryInfo(g.to)
         dimmingAlpha = g.dimmingAlpha
+    }
+}
+
+/// What the release decision concludes: where the release velocity would carry the transition and the percent it
+/// must reach to finish. On a finger-driven `transition` `changed`: if the finger lifted now; on `interaction`
+/// `ended`: the judgement that decided.
+public struct ReleaseInfo: Hashable, Sendable, Codable, WireObject {
+    /// The percent the release would carry the transition to (the percent itself below the flick velocity); may
+    /// lie outside 0...1.
+    public var projectedPercent = 0.0
+    /// The projected percent at or past which a release finishes.
+    public var threshold = 0.0
+
+    init() {}
+
+    public init(projectedPercent: Double, threshold: Double) {
+        self.projectedPercent = projectedPercent
+        self.threshold = threshold
+    }
+
+    /// Whether the release finishes the transition (or cancels it).
+    public var finishes: Bool { projectedPercent >= threshold }
+
+    mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
+        try c.field("projected_percent", &projectedPercent)
+        try c.field("threshold", &threshold)
+    }
+}
+
+extension ReleaseInfo {
+    public init(_ j: ReleaseJudgement) {
+        projectedPercent = j.projected.value
+        threshold = j.threshold.value
     }
 }
 
@@ -529,6 +580,8 @@ public struct TransitionMessage: Hashable, Sendable, Codable, WireMessage {
     /// On the event that starts a run-out.
     public var animation: AnimationInfo?
     public var geometry = GeometryInfo()
+    /// On a finger-driven `changed`: what a release now would conclude.
+    public var release: ReleaseInfo?
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("id", &id)
@@ -549,6 +602,7 @@ public struct TransitionMessage: Hashable, Sendable, Codable, WireMessage {
         try c.field("swipe_fingers", &swipeFingers)
         try c.field("animation", &animation)
         try c.field("geometry", &geometry)
+        try c.field("release", &release)
     }
 }
 
@@ -573,6 +627,7 @@ extension TransitionMessage {
         swipeFingers = e.swipeFingers
         animation = e.animation.map(AnimationInfo.init)
         geometry = GeometryInfo(e.geometry)
+        release = e.release.map(ReleaseInfo.init)
     }
 }
 
@@ -665,6 +720,8 @@ public struct InteractionMessage: Hashable, Sendable, Codable, WireMessage {
     public var percent = 0.0
     /// Percent per second.
     public var velocity = 0.0
+    /// On `ended`, when the release decision judged it (not for a cancelled touch): the projection that decided.
+    public var release: ReleaseInfo?
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("transition", &transition)
@@ -673,6 +730,7 @@ public struct InteractionMessage: Hashable, Sendable, Codable, WireMessage {
         try c.field("cancelled", &cancelled)
         try c.field("percent", &percent)
         try c.field("velocity", &velocity)
+        try c.field("release", &release)
     }
 }
 
@@ -685,6 +743,7 @@ extension InteractionMessage {
         cancelled = e.cancelled
         percent = e.percent.value
         velocity = e.velocity.value
+        release = e.decision.map(ReleaseInfo.init)
     }
 }
 

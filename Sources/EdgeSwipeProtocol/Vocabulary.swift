@@ -157,7 +157,9 @@ public enum GoodbyeReason: String, Hashable, Sendable, Codable {
     /// The client was admitted as the user of the seat's active session (`active-session`), and another session
     /// is active now (a VT switch, fast user switching) or none is.
     case sessionInactive = "session-inactive"
-    /// As many clients as the server takes are connected; sent as the only message of the refused connection.
+    /// No place for this connection: as many clients as the server takes are connected, or all but the places
+    /// kept for clients that may control (and this one may only read), or its user has as many as one user may;
+    /// sent as the only message of the refused connection, whose message says which.
     case tooManyClients = "too-many-clients"
 }
 

@@ -47,7 +47,16 @@ public enum AccelerometerOrientation: String, Hashable, Sendable, CaseIterable {
 ///
 /// Signals are only believed from the unique name that owns the service now (anyone on the system bus may send a
 /// signal addressed to us), and every value is checked against the type the interface documents: a wrong one is
-/// logged and ignored, never a crash.
+/// logged (quoted up to ``quoteLimit`` characters, each kind of complaint at most once per ``complaintInterval``)
+/// and ignored, never a crash.
+///
+/// Nothing here waits for another process: the input thread polls this bus beside the devices, so every call is
+/// asynchronous and its answer is handled by a later ``process()``. While logind has not answered, the seat's
+/// active session is the last one it named, never a wider one: a signal that names a new session whose user is
+/// not known yet makes it count for nobody until logind says whose it is; a signal that only says the value
+/// changed keeps the one in force until the answer. A question that fails (an error, or no answer within
+/// ``callTimeout``) makes the session count for nobody, and is asked again after 250 ms, then twice as long each
+/// time up to 8 s, until logind answers or names another session.
 ///
 /// Poll ``pollDescriptor`` for ``pollEvents`` (with ``deadline`` as a timeout), then call ``process()``. Not
 /// `Sendable`: it belongs to the thread that polls it.
@@ -84,7 +93,8 @@ public final class SeatWatcher {
 
     /// Something the daemon acts on, in the order the bus told it.
     public enum Change: Hashable, Sendable {
-        /// The seat's active session now; `nil`: none is, or logind cannot say (it left the bus).
+        /// The seat's active session now; `nil`: none is, or logind cannot say (it left the bus, or has not said
+        /// yet whose the session it named is).
         case activeSession(ActiveSession?)
         /// logind's `PrepareForSleep`: true just before the machine sleeps, false once it has woken (or the sleep
         /// failed).
@@ -97,59 +107,86 @@ public final class SeatWatcher {
     static let sensorProxy = "net.hadess.SensorProxy"
     static let sensorPath = "/net/hadess/SensorProxy"
     static let busDriver = "org.freedesktop.DBus"
-    /// A local service answers in well under a millisecond; past this it is hung, and the input thread, which
-    /// waits for a session's user (see ``process()``), must not hang with it.
-    static let callTimeout = Microseconds(500_000)
+    /// A local service answers in well under a millisecond. Nobody waits for the answer (see the type's comment):
+    /// this only bounds how long a question stays open before it counts as failed and is asked again.
+    static let callTimeout = Microseconds(2_000_000)
+    /// How long ``init(options:logger:)`` waits for the first answers (the services' owners, the seat's active
+    /// session), so that the first client is judged by the session; a slower answer is taken by ``process()``.
+    static let startupWait = Microseconds(500_000)
+    /// The first wait before asking logind again, doubled on each failure up to ``sessionRetryMaximum``.
+    static let sessionRetryFirst = Microseconds(250_000)
+    static let sessionRetryMaximum = Microseconds(8_000_000)
+    /// Each kind of complaint about what a service sent is logged at most this often; the next line says how many
+    /// were held back.
+    static let complaintInterval = Duration.seconds(10)
+    /// How much of a value a log line quotes.
+    static let quoteLimit = 160
 
     private let bus: SDBus
     private let options: Options
     private let logger: Logger
     private let seatPath: String
     private var matches: [BusSlot] = []
-    /// Calls in flight (iio-sensor-proxy's), kept alive until they are answered, and those answered during this
-    /// ``process()`` (freed after it: never inside their own handler).
+    /// Calls in flight, kept alive until they are answered or dropped.
     private var calls: [ObjectIdentifier: BusSlot] = [:]
-    private var answered: [ObjectIdentifier] = []
+    /// Slots answered or dropped, freed once the bus is not dispatching (never inside their own handler).
+    private var retired: [BusSlot] = []
     /// Senders of forged signals already reported (a few: a peer sending them in a loop must not flood the log).
     private var reportedForgers: Set<String> = []
     private var changes: [Change] = []
     /// The unique names owning each service now: signals from anyone else are ignored.
     private var owners: [String: String] = [:]
+    /// The services whose owner the bus has not told yet (``init(options:logger:)`` waits for them).
+    private var ownersAsked: Set<String> = []
     /// Sessions' users, by session object path: a session never changes user, so a switch back to one seen
     /// before needs no call.
     private var sessionUIDs: [String: UInt32] = [:]
-    /// What the last seat signal asked for, handled between two messages (see ``process()``).
-    private var sessionWork: SessionWork?
-    /// A resolution that failed while logind owns its name (a call that timed out on a loaded machine), asked
-    /// again at `at`: until then nobody counts as the active session (closed, never open, by default).
-    private var sessionRetry: (work: SessionWork, at: MonotonicInstant, delay: Microseconds)?
-    /// Set by a failed read of the seat or a session while handling one piece of session work.
-    private var sessionReadFailed = false
-    /// The first wait before asking logind again, doubled on each failure up to ``sessionRetryMaximum``.
-    static let sessionRetryFirst = Microseconds(250_000)
-    static let sessionRetryMaximum = Microseconds(8_000_000)
+    /// The question about the active session logind has not answered yet: at most one, a newer one replaces it.
+    private var sessionQuery: SessionQuery?
+    private var sessionQueries = 0
+    /// A question that failed while logind owns its name, asked again at `at`.
+    private var sessionRetry: (work: SessionWork, at: MonotonicInstant)?
+    /// The wait before the last retry; `nil` once logind has answered.
+    private var sessionRetryDelay: Microseconds?
     private var followAccelerometer: Bool
     private var accelerometerClaimed = false
     /// The last orientation reported, so that a repeated value is not a change.
     private var orientation: AccelerometerOrientation?
     /// What was last logged about each service's presence, so that each state is said once.
     private var saidAbsent: Set<String> = []
+    private var complaints: [Complaint: LogThrottle] = [:]
 
-    private enum SessionWork {
-        /// The signal carried the new value.
+    private enum SessionWork: Equatable {
+        /// A signal named the session: its user is read (unless known).
         case known(id: String, path: String)
-        /// The signal only said it changed (`invalidated_properties`), or carried something unreadable.
+        /// A signal only said it changed (`invalidated_properties`), or carried something unreadable: the seat's
+        /// `ActiveSession` is read.
         case fetch
         /// logind left the bus.
         case vanished
+    }
+
+    private struct SessionQuery {
+        var work: SessionWork
+        /// Tells its answer from a replaced question's.
+        var number: Int
+        var call: ObjectIdentifier?
+    }
+
+    /// The kinds of complaint, each throttled on its own.
+    private enum Complaint: Hashable {
+        case seatSignal, sessionRead, sleepSignal, sensorSignal, sensorValue, sensorCall, ownerSignal, ownerCall
     }
 
     /// The session active on the seat (when ``Options/followSessions``): read at start-up, then kept current by
     /// ``process()``.
     public private(set) var activeSession: ActiveSession?
 
-    /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket), subscribes, and reads the
-    /// seat's active session (waiting for logind's answer, so that the first client is judged by it).
+    /// Whether a question about the active session waits for logind's answer (tests watch it).
+    public var isAskingLogind: Bool { sessionQuery != nil }
+
+    /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket), subscribes, and asks for the
+    /// seat's active session, waiting at most ``startupWait`` for the answers.
     public init(options: Options, logger: Logger) throws(BusError) {
         self.options = options
         self.logger = logger
@@ -162,17 +199,27 @@ public final class SeatWatcher {
         seatPath = SDBus.objectPath(prefix: "/org/freedesktop/login1/seat", id: options.seat)
             ?? "/org/freedesktop/login1/seat/\(options.seat)"
         try subscribe()
-        for name in [Self.logind, Self.sensorProxy] { refreshOwner(of: name) }
-        // Through the same path as a seat signal, so that a slow first answer is asked again too.
+        for name in [Self.logind, Self.sensorProxy] { askOwner(of: name) }
         if options.followSessions { handle(.fetch) }
         if followAccelerometer { claimAccelerometer() }
+        let until = MonotonicClock.now() + Self.startupWait
+        let waiter = DescriptorWaiter()
+        while !ownersAsked.isEmpty || sessionQuery != nil {
+            let now = MonotonicClock.now()
+            guard now < until else { break }
+            waiter.removeAll()
+            waiter.add(bus.fd, events: bus.events)
+            try? waiter.wait(timeoutMicroseconds: (until - now).value)
+            _ = try process()
+        }
+        retired.removeAll()
         changes.removeAll()
     }
 
     public var pollDescriptor: Int32 { bus.fd }
     /// `POLLIN`, and `POLLOUT` while something waits to be written.
     public var pollEvents: Int16 { bus.events }
-    /// When ``process()`` must run even if nothing is readable (a call timing out).
+    /// When ``process()`` must run even if nothing is readable (a call timing out, a question to ask again).
     public var deadline: MonotonicInstant? {
         switch (bus.deadline, sessionRetry?.at) {
         case (let a?, let b?): min(a, b)
@@ -182,30 +229,24 @@ public final class SeatWatcher {
         }
     }
 
-    /// Reads and handles everything pending, and returns what changed, in order. Throws when the connection to
-    /// the bus is lost.
+    /// Reads and handles everything pending, and returns what changed, in order; never waits. Throws when the
+    /// connection to the bus is lost.
     ///
-    /// A seat signal that names a session not seen before is resolved (logind's `User` of it) before the next
-    /// message is read, waiting at most half a second: that is what lets the daemon close the old session's
-    /// clients before it reads any touch that followed the switch.
+    /// A seat signal that names a session whose user is not known takes effect at once, as nobody's session: so
+    /// the old session's clients are closed before any touch that followed the switch is read, and the new
+    /// session's user is admitted once logind's answer arrives (a later call).
     public func process() throws(BusError) -> [Change] {
         defer {
             changes.removeAll(keepingCapacity: true)
-            for key in answered { calls[key] = nil }
-            answered.removeAll()
+            retired.removeAll()
         }
-        if let retry = sessionRetry, sessionWork == nil, retry.at <= MonotonicClock.now() {
+        if let retry = sessionRetry, retry.at <= MonotonicClock.now() {
             handle(retry.work)
         }
         // Bounded, so that a flood of messages cannot keep the input thread here: the rest waits for the next turn
         // (the descriptor stays readable).
         for _ in 0..<256 {
-            let progressed = try bus.processOne()
-            if let work = sessionWork {
-                sessionWork = nil
-                handle(work)
-            }
-            if !progressed { break }
+            if !(try bus.processOne()) { break }
         }
         return changes
     }
@@ -245,24 +286,30 @@ public final class SeatWatcher {
         guard let sender = message.sender, let owner = owners[service], sender == owner else {
             let forger = message.sender ?? "nobody"
             if reportedForgers.count < 16 && reportedForgers.insert(forger).inserted {
-                logger.warning("ignored a \(message.member ?? "signal") for \(service) sent by \(forger), which does not own that name (\(owners[service] ?? "nobody") does)")
+                logger.warning("ignored a \(message.member.map { Self.quoted($0) } ?? "signal") for \(service) sent by \(Self.quoted(forger)), which does not own that name (\(owners[service] ?? "nobody") does)")
             }
             return false
         }
         return true
     }
 
-    private func refreshOwner(of name: String) {
+    /// Asks the bus who owns `name` now; `NameOwnerChanged` keeps it current from then on.
+    private func askOwner(of name: String) {
+        ownersAsked.insert(name)
         let method = BusMethod(destination: Self.busDriver, path: "/org/freedesktop/DBus", interface: Self.busDriver, member: "GetNameOwner")
-        do throws(BusError) {
-            let reply = try bus.call(method, [name], timeout: Self.callTimeout)
-            guard case .string(let owner)? = reply.body.first else {
-                throw BusError.reply(call: method.description, problem: "expected a string, got \(reply.body)")
+        send(method, [name]) { [unowned self] result in
+            ownersAsked.remove(name)
+            switch result {
+            case .success(let reply):
+                guard reply.body.count == 1, case .string(let owner) = reply.body[0] else {
+                    complain(.ownerCall, "the bus answered GetNameOwner(\(name)) with \(Self.quoted(reply.body)), not a string")
+                    return
+                }
+                owners[name] = owner
+            case .failure(let error):
+                owners[name] = nil
+                if error.remoteName != "org.freedesktop.DBus.Error.NameHasNoOwner" { complain(.ownerCall, "\(error)") }
             }
-            owners[name] = owner
-        } catch {
-            owners[name] = nil
-            if error.remoteName != "org.freedesktop.DBus.Error.NameHasNoOwner" { logger.error("\(error)") }
         }
     }
 
@@ -270,13 +317,13 @@ public final class SeatWatcher {
 
     private func nameOwnerChanged(_ result: Result<BusMessage, BusError>) {
         guard case .success(let m) = result else {
-            if case .failure(let e) = result { logger.error("NameOwnerChanged: \(e)") }
+            if case .failure(let e) = result { complain(.ownerSignal, "NameOwnerChanged: \(e)") }
             return
         }
         // Only the bus itself sends NameOwnerChanged (no connection can own its name).
         guard m.sender == Self.busDriver else { return }
         guard m.body.count == 3, case .string(let name) = m.body[0], case .string = m.body[1], case .string(let newOwner) = m.body[2] else {
-            logger.error("NameOwnerChanged with an unexpected signature (\(m.body.map(\.signature).joined())): ignored")
+            complain(.ownerSignal, "NameOwnerChanged with an unexpected signature (\(Self.signature(m.body))): ignored")
             return
         }
         owners[name] = newOwner.isEmpty ? nil : newOwner
@@ -284,11 +331,11 @@ public final class SeatWatcher {
         case Self.logind:
             if newOwner.isEmpty {
                 logger.warning("logind left the system bus: nobody counts as the seat's active session until it is back")
-                if options.followSessions { sessionWork = .vanished }
+                if options.followSessions { handle(.vanished) }
             } else {
                 logger.notice("logind is on the system bus again")
                 saidAbsent.remove(Self.logind)
-                if options.followSessions { sessionWork = .fetch }
+                if options.followSessions { handle(.fetch) }
             }
         case Self.sensorProxy:
             if newOwner.isEmpty {
@@ -310,49 +357,154 @@ public final class SeatWatcher {
 
     private func seatChanged(_ result: Result<BusMessage, BusError>) {
         guard case .success(let m) = result else {
-            if case .failure(let e) = result { logger.error("logind: \(e); asking for the active session") }
-            sessionWork = .fetch
+            if case .failure(let e) = result { complain(.seatSignal, "logind: \(e); asking for the active session") }
+            handle(.fetch)
             return
         }
         guard isFromOwner(m, of: Self.logind) else { return }
         guard m.body.count == 3, let changed = m.body[1].propertyDictionary, let invalidated = m.body[2].stringArray else {
-            logger.error("logind: PropertiesChanged on \(seatPath) has the signature \(m.body.map(\.signature).joined()), not sa{sv}as; asking for the active session")
-            sessionWork = .fetch
+            complain(.seatSignal, "logind: PropertiesChanged on \(seatPath) has the signature \(Self.signature(m.body)), not sa{sv}as; asking for the active session")
+            handle(.fetch)
             return
         }
         if let value = changed["ActiveSession"] {
             if let session = Self.sessionReference(value) {
-                sessionWork = .known(id: session.id, path: session.path)
+                handle(.known(id: session.id, path: session.path))
             } else {
-                logger.error("logind: the seat's ActiveSession is \(value.signature) \(value), not (so); asking again")
-                sessionWork = .fetch
+                complain(.seatSignal, "logind: the seat's ActiveSession is \(value.signature) \(Self.quoted(value)), not (so); asking for it")
+                handle(.fetch)
             }
         } else if invalidated.contains("ActiveSession") {
-            sessionWork = .fetch
+            handle(.fetch)
         }
     }
 
+    /// Acts on what logind said (or that it left), asking it what is missing; never waits for the answer.
     private func handle(_ work: SessionWork) {
-        let resolved: ActiveSession?
-        let retry = sessionRetry
         sessionRetry = nil
-        sessionReadFailed = false
         switch work {
-        case .known(let id, let path): resolved = resolveActiveSession((id, path))
-        case .fetch: resolved = resolveActiveSession(fetchActiveSession())
-        case .vanished: resolved = nil
+        case .vanished:
+            dropSessionQuery()
+            sessionRetryDelay = nil
+            set(nil)
+        case .fetch:
+            // Already asking: the answer will be as new as this signal.
+            if sessionQuery?.work == .fetch { return }
+            dropSessionQuery()
+            // logind said only that something changed: the last session it named counts until it says which.
+            ask(.fetch)
+        case .known(let id, let path):
+            guard !id.isEmpty, path != "/" else {
+                dropSessionQuery()
+                set(nil)
+                return
+            }
+            if let uid = sessionUIDs[path] {
+                dropSessionQuery()
+                set(ActiveSession(id: id, uid: uid))
+                return
+            }
+            if sessionQuery?.work == work { return }
+            dropSessionQuery()
+            // The last session logind named is this one, whose user it has yet to say: nobody counts meanwhile
+            // (the previous session's user would be a wider grant than the seat's state allows).
+            if activeSession != nil {
+                logger.notice("session \(Self.quoted(id)) is active on \(options.seat); nobody counts as its user until logind says who it is")
+            }
+            set(nil)
+            ask(work)
         }
-        if sessionReadFailed, owners[Self.logind] != nil {
-            // logind is there but did not answer in time: ask again later rather than leave the seat's user
-            // refused until the next switch. A newer signal replaces this (it sets sessionWork first).
-            let delay = retry.map { Microseconds(min($0.delay.value * 2, Self.sessionRetryMaximum.value)) } ?? Self.sessionRetryFirst
-            sessionRetry = (work, MonotonicClock.now() + delay, delay)
-            logger.notice("logind: asking again for the active session of \(options.seat) in \(delay.value / 1000) ms")
+    }
+
+    /// Sends the question `work` needs; its answer comes through ``answered(_:_:_:)``.
+    private func ask(_ work: SessionWork) {
+        let method: BusMethod
+        let arguments: [String]
+        switch work {
+        case .fetch:
+            method = .getProperty(Self.logind, seatPath)
+            arguments = ["org.freedesktop.login1.Seat", "ActiveSession"]
+        case .known(_, let path):
+            method = .getProperty(Self.logind, path)
+            arguments = ["org.freedesktop.login1.Session", "User"]
+        case .vanished:
+            return
         }
-        guard resolved != activeSession else { return }
-        activeSession = resolved
-        logger.notice("active session on \(options.seat): \(resolved.map(\.description) ?? "none")")
-        changes.append(.activeSession(resolved))
+        sessionQueries += 1
+        let number = sessionQueries
+        sessionQuery = SessionQuery(work: work, number: number, call: nil)
+        let call = send(method, arguments) { [unowned self] result in answered(work, number, result) }
+        if sessionQuery?.number == number { sessionQuery?.call = call }
+    }
+
+    /// Forgets the question in flight: its answer, if it comes, is dropped with its slot.
+    private func dropSessionQuery() {
+        guard let query = sessionQuery else { return }
+        sessionQuery = nil
+        if let call = query.call, let slot = calls.removeValue(forKey: call) { retired.append(slot) }
+    }
+
+    private func answered(_ work: SessionWork, _ number: Int, _ result: Result<BusMessage, BusError>) {
+        guard sessionQuery?.number == number else { return }
+        sessionQuery = nil
+        let error: BusError
+        switch (work, result) {
+        case (.fetch, .success(let reply)):
+            do throws(BusError) {
+                let session = try Self.property(reply, "\(seatPath) ActiveSession") { Self.sessionReference($0) }
+                saidAbsent.remove(Self.logind)
+                sessionRetryDelay = nil
+                handle(.known(id: session.id, path: session.path))
+                return
+            } catch let e {
+                error = e
+            }
+        case (.known(let id, let path), .success(let reply)):
+            do throws(BusError) {
+                let uid = try Self.property(reply, "\(path) User") { value -> UInt32? in
+                    guard case .structure(let items) = value, items.count == 2, case .uint32(let uid) = items[0] else { return nil }
+                    return uid
+                }
+                if sessionUIDs.count >= 256 { sessionUIDs.removeAll() }
+                sessionUIDs[path] = uid
+                sessionRetryDelay = nil
+                set(ActiveSession(id: id, uid: uid))
+                return
+            } catch let e {
+                error = e
+            }
+        case (_, .failure(let e)):
+            error = e
+        case (.vanished, .success):
+            return
+        }
+        failed(work, error)
+    }
+
+    /// A question logind did not answer (in time, or at all): nobody counts (closed, never open), and while logind
+    /// owns its name it is asked again later, each time later up to ``sessionRetryMaximum``.
+    private func failed(_ work: SessionWork, _ error: BusError) {
+        set(nil)
+        let what: String
+        switch work {
+        case .known(let id, _): what = "the user of session \(Self.quoted(id))"
+        case .fetch, .vanished: what = "the active session of \(options.seat)"
+        }
+        guard owners[Self.logind] != nil else {
+            reportAbsent(Self.logind, "cannot read \(what) from logind (\(error)): nobody counts as the seat's active session")
+            return
+        }
+        let delay = sessionRetryDelay.map { Microseconds(min($0.value * 2, Self.sessionRetryMaximum.value)) } ?? Self.sessionRetryFirst
+        sessionRetryDelay = delay
+        sessionRetry = (work, MonotonicClock.now() + delay)
+        complain(.sessionRead, "logind: cannot read \(what) (\(error)): nobody counts as the seat's active session; asking again for the active session of \(options.seat) in \(delay.value / 1000) ms")
+    }
+
+    private func set(_ session: ActiveSession?) {
+        guard session != activeSession else { return }
+        activeSession = session
+        logger.notice("active session on \(options.seat): \(session.map { "session \(Self.quoted($0.id)) (uid \($0.uid))" } ?? "none")")
+        changes.append(.activeSession(session))
     }
 
     /// `(so)`: a session id and its object path; logind's `("", "/")` means no session.
@@ -363,46 +515,15 @@ public final class SeatWatcher {
         return (id, path)
     }
 
-    /// The seat's `ActiveSession`; `nil` when logind is absent or says there is none (the failure is logged once).
-    private func fetchActiveSession() -> (id: String, path: String)? {
-        do throws(BusError) {
-            let value = try property(Self.logind, seatPath, "org.freedesktop.login1.Seat", "ActiveSession")
-            guard let session = Self.sessionReference(value) else {
-                throw BusError.reply(call: "\(seatPath) ActiveSession", problem: "expected (so), got \(value.signature) \(value)")
-            }
-            saidAbsent.remove(Self.logind)
-            return session
-        } catch {
-            sessionReadFailed = true
-            reportAbsent(Self.logind, "cannot read the active session of \(options.seat) from logind (\(error)): nobody counts as the seat's active session")
-            return nil
-        }
-    }
-
-    private func resolveActiveSession(_ session: (id: String, path: String)?) -> ActiveSession? {
-        guard let session, !session.id.isEmpty, session.path != "/" else { return nil }
-        if let uid = sessionUIDs[session.path] { return ActiveSession(id: session.id, uid: uid) }
-        do throws(BusError) {
-            let value = try property(Self.logind, session.path, "org.freedesktop.login1.Session", "User")
-            guard case .structure(let items) = value, items.count == 2, case .uint32(let uid) = items[0] else {
-                throw BusError.reply(call: "\(session.path) User", problem: "expected (uo), got \(value.signature) \(value)")
-            }
-            if sessionUIDs.count >= 256 { sessionUIDs.removeAll() }
-            sessionUIDs[session.path] = uid
-            return ActiveSession(id: session.id, uid: uid)
-        } catch {
-            sessionReadFailed = true
-            logger.error("logind: cannot read the user of session \(session.id) (\(error)): nobody counts as the seat's active session")
-            return nil
-        }
-    }
-
-    private func property(_ service: String, _ path: String, _ interface: String, _ name: String) throws(BusError) -> BusValue {
-        let reply = try bus.call(.getProperty(service, path), [interface, name], timeout: Self.callTimeout)
+    /// The one variant a `Properties.Get` answers, read by `read`; an error naming `what` otherwise.
+    private static func property<T>(_ reply: BusMessage, _ what: String, _ read: (BusValue) -> T?) throws(BusError) -> T {
         guard reply.body.count == 1, case .variant(let value) = reply.body[0] else {
-            throw BusError.reply(call: "\(path) \(interface).\(name)", problem: "expected a variant, got \(reply.body.map(\.signature).joined())")
+            throw .reply(call: what, problem: "expected a variant, got \(signature(reply.body))")
         }
-        return value
+        guard let result = read(value) else {
+            throw .reply(call: what, problem: "got \(value.signature) \(quoted(value))")
+        }
+        return result
     }
 
     private func reportAbsent(_ service: String, _ message: String) {
@@ -415,7 +536,7 @@ public final class SeatWatcher {
     private func prepareForSleep(_ result: Result<BusMessage, BusError>) {
         guard case .success(let m) = result, isFromOwner(m, of: Self.logind) else { return }
         guard m.body.count == 1, case .bool(let start) = m.body[0] else {
-            logger.error("logind: PrepareForSleep with the signature \(m.body.map(\.signature).joined()), not b: ignored")
+            complain(.sleepSignal, "logind: PrepareForSleep with the signature \(Self.signature(m.body)), not b: ignored")
             return
         }
         changes.append(.preparingForSleep(start))
@@ -442,12 +563,12 @@ public final class SeatWatcher {
             switch result {
             case .success(let m):
                 guard m.body.count == 1, let properties = m.body[0].propertyDictionary else {
-                    logger.error("iio-sensor-proxy: GetAll answered \(m.body.map(\.signature).joined()), not a{sv}")
+                    complain(.sensorCall, "iio-sensor-proxy: GetAll answered \(Self.signature(m.body)), not a{sv}")
                     return
                 }
                 accelerometer(properties)
             case .failure(let error):
-                logger.error("iio-sensor-proxy: \(error)")
+                complain(.sensorCall, "iio-sensor-proxy: \(error)")
             }
         }
     }
@@ -456,7 +577,7 @@ public final class SeatWatcher {
         guard case .success(let m) = result, isFromOwner(m, of: Self.sensorProxy) else { return }
         guard followAccelerometer else { return }
         guard m.body.count == 3, let changed = m.body[1].propertyDictionary else {
-            logger.error("iio-sensor-proxy: PropertiesChanged has the signature \(m.body.map(\.signature).joined()), not sa{sv}as: ignored")
+            complain(.sensorSignal, "iio-sensor-proxy: PropertiesChanged has the signature \(Self.signature(m.body)), not sa{sv}as: ignored")
             return
         }
         accelerometer(changed)
@@ -472,7 +593,7 @@ public final class SeatWatcher {
         }
         guard let value = properties["AccelerometerOrientation"] else { return }
         guard case .string(let text) = value, let reading = AccelerometerOrientation(rawValue: text) else {
-            logger.error("iio-sensor-proxy: AccelerometerOrientation is \(value.signature) \(value), not one of \(AccelerometerOrientation.allCases.map(\.rawValue).joined(separator: ", ")): ignored")
+            complain(.sensorValue, "iio-sensor-proxy: AccelerometerOrientation is \(value.signature) \(Self.quoted(value)), not one of \(AccelerometerOrientation.allCases.map(\.rawValue).joined(separator: ", ")): ignored")
             return
         }
         guard reading != orientation else { return }
@@ -481,18 +602,48 @@ public final class SeatWatcher {
         changes.append(.orientation(reading))
     }
 
-    /// An asynchronous call whose slot is kept until it is answered.
-    private func send(_ method: BusMethod, _ arguments: [String] = [], handler: @escaping (Result<BusMessage, BusError>) -> Void) {
+    // MARK: - Calls and complaints
+
+    /// An asynchronous call whose slot is kept until it is answered (or dropped); its key in ``calls``, `nil` when
+    /// it could not be sent (the handler has then been told why).
+    @discardableResult
+    private func send(_ method: BusMethod, _ arguments: [String] = [], handler: @escaping (Result<BusMessage, BusError>) -> Void) -> ObjectIdentifier? {
         var key: ObjectIdentifier? = nil
         do throws(BusError) {
-            let slot = try bus.callAsync(method, arguments, timeout: Microseconds(Self.callTimeout.value * 10)) { [unowned self] result in
-                if let key { answered.append(key) }
+            let slot = try bus.callAsync(method, arguments, timeout: Self.callTimeout) { [unowned self] result in
+                if let key, let slot = calls.removeValue(forKey: key) { retired.append(slot) }
                 handler(result)
             }
             key = ObjectIdentifier(slot)
             calls[ObjectIdentifier(slot)] = slot
+            return key
         } catch {
             handler(.failure(error))
+            return nil
         }
+    }
+
+    /// Logs what a service sent that we could not use, at most once per ``complaintInterval`` for each kind, saying
+    /// how many like it were held back: a service that repeats itself cannot flood the journal.
+    private func complain(_ kind: Complaint, _ message: @autoclosure () -> String) {
+        let (allowed, held) = complaints[kind, default: LogThrottle(interval: Self.complaintInterval)].admit()
+        guard allowed else { return }
+        let more = held > 0 ? " (\(held) more like it in the last \(Self.complaintInterval.components.seconds) s not logged)" : ""
+        logger.error("\(message())\(more)")
+    }
+
+    /// A value a peer sent, as a log line quotes it: cut at ``quoteLimit`` characters, control characters escaped.
+    static func quoted(_ value: BusValue) -> String { value.description(limit: quoteLimit) }
+    static func quoted(_ values: [BusValue]) -> String { BusValue.structure(values).description(limit: quoteLimit) }
+    static func quoted(_ text: String) -> String {
+        let quoted = BusValue.string(text).description(limit: quoteLimit)
+        // Without the quotes a plain name needs none of.
+        return quoted.hasPrefix("\"") && quoted.hasSuffix("\"") && quoted.count >= 2 ? String(quoted.dropFirst().dropLast()) : quoted
+    }
+
+    /// The signature of a message's body, cut as a quoted value is.
+    static func signature(_ body: [BusValue]) -> String {
+        let text = body.map(\.signature).joined()
+        return text.count <= quoteLimit ? text : String(text.prefix(quoteLimit)) + "…"
     }
 }

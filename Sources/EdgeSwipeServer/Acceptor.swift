@@ -173,7 +173,8 @@ final class Acceptor: Sendable {
             try? fd.close()
             return
         }
-        guard core.accessLevel(for: peer) > .none else {
+        let level = core.accessLevel(for: peer)
+        guard level > .none else {
             core.countRejected()
             core.logger.notice(
                 "refused connection: peer is not in the access policy",
@@ -181,8 +182,8 @@ final class Acceptor: Sendable {
             try? fd.close()
             return
         }
-        guard core.reserveClientSlot() else {
-            refuseForCapacity(fd, peer: peer)
+        if let refusal = core.reserveClientSlot(for: peer, level: level) {
+            refuseForCapacity(fd, peer: peer, refusal)
             return
         }
         let core = self.core
@@ -206,23 +207,22 @@ final class Acceptor: Sendable {
             .whenComplete { result in
                 switch result {
                 case .success(let channel):
-                    channel.closeFuture.whenComplete { _ in core.releaseClientSlot() }
+                    channel.closeFuture.whenComplete { _ in core.releaseClientSlot(for: peer) }
                 case .failure(let error):
-                    core.releaseClientSlot()
+                    core.releaseClientSlot(for: peer)
                     core.logger.warning("could not set up an accepted connection", metadata: ["error": "\(error)"])
                 }
             }
     }
 
-    /// `maxClients` are connected: the newcomer gets `goodbye` `too-many-clients` as its only message, written
-    /// straight to the fresh socket (its buffer is empty, so the short write cannot block), and is closed. Logged at
-    /// most every 10 s, so that a peer connecting in a loop cannot flood the journal.
-    private func refuseForCapacity(_ fd: SystemPackage.FileDescriptor, peer: PeerCredentials) {
+    /// No place for the newcomer (``ServerCore/SlotRefusal``: `maxClients` are connected, the places left are
+    /// kept for clients that may control, or its user has `maxClientsPerUser`): it gets `goodbye`
+    /// `too-many-clients` saying which as its only message, written straight to the fresh socket (its buffer is
+    /// empty, so the short write cannot block), and is closed. Logged at most every 10 s, so that a peer connecting
+    /// in a loop cannot flood the journal.
+    private func refuseForCapacity(_ fd: SystemPackage.FileDescriptor, peer: PeerCredentials, _ refusal: ServerCore.SlotRefusal) {
         var batch = EncodedBatch(capacity: 256)
-        let limit = core.registry.withLockedValue { $0.maxClients }
-        batch.appendGoodbye(
-            .tooManyClients, message: "\(limit) clients are connected, as many as this server takes (max_clients); try again later",
-            time: core.configuration.clock())
+        batch.appendGoodbye(.tooManyClients, message: refusal.message, time: core.configuration.clock())
         let line = batch.line(0, seq: 1)
         _ = line.withUnsafeBytes { try? fd.send($0, flags: [.noSignal, .dontWait]) }
         // Whatever the client already sent is read and dropped, so that closing does not reset the connection
@@ -234,7 +234,7 @@ final class Acceptor: Sendable {
         let (log, held) = refusalLog.withLockedValue { $0.admit(now: MonotonicClock.now().microseconds) }
         if log {
             core.logger.warning(
-                "refused a connection: \(limit) clients are connected (max_clients)",
+                "refused a connection: \(refusal.message)",
                 metadata: ["pid": "\(peer.pid)", "uid": "\(peer.uid)", "refusals_not_logged": "\(held)"])
         }
     }

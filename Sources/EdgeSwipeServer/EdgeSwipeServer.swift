@@ -141,11 +141,12 @@ public final class EdgeSwipeServer: Sendable {
         return change
     }
 
-    /// Changes how many clients may be connected at once (those connected past a lowered limit stay) and how long
-    /// a client may read nothing before it is let go (from its next stall on).
-    public func setClientLimits(maxClients: Int, stallTimeout: Duration) {
+    /// Changes how many clients may be connected at once, in all and per user (those connected past a lowered
+    /// limit stay), and how long a client may read nothing before it is let go (from its next stall on).
+    public func setClientLimits(maxClients: Int, maxClientsPerUser: Int, stallTimeout: Duration) {
         core.registry.withLockedValue { r in
             r.maxClients = max(1, maxClients)
+            r.maxClientsPerUser = max(1, maxClientsPerUser)
             r.stallTimeout = stallTimeout
         }
     }
@@ -221,10 +222,7 @@ public final class EdgeSwipeServer: Sendable {
         guard stopped.withLockedValue({ s in defer { s = true }; return !s }) else { return }
         await acceptor.stop()
         acceptor.closeListener()  // the socket in use now: the original, or the one ``rebind()`` made
-        let connections = core.registry.withLockedValue { r in
-            r.closing = true
-            return Array(r.connections.values)
-        }
+        let connections = core.close()
         var goodbye = EncodedBatch(capacity: 256)
         goodbye.appendGoodbye(.shutdown, message: message, time: core.configuration.clock())
         let shared = SharedBatch(goodbye)

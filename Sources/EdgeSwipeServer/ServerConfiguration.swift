@@ -1,6 +1,7 @@
 public import EdgeSwipeCore
-public import EdgeSwipeProtocol
+import EdgeSwipeProtocol
 import EdgeSwipeSystem
+import Glibc
 
 /// How the server listens, whom it lets in, and how much it buffers for each client.
 public struct ServerConfiguration: Sendable {
@@ -10,7 +11,7 @@ public struct ServerConfiguration: Sendable {
         /// is removed at shutdown if it is still ours.
         case path(String)
         /// Adopt a descriptor that is already bound and listening: systemd socket activation
-        /// (``SocketActivation/listeningDescriptors()``). It is never unlinked.
+        /// (the daemon asks libsystemd for it: `ServiceManager.listeningDescriptors()`). It is never unlinked.
         case fileDescriptor(Int32)
     }
 
@@ -44,8 +45,21 @@ public struct ServerConfiguration: Sendable {
     /// `maxQueuedBytes` bounds their bytes. Past either, the connection's requests are not read until half of them
     /// have been written: a client that pipelines requests and reads is slowed, never cut off.
     public var maxQueuedAnswers: Int = 256
-    /// Connections open at once. Past it, a new client gets `goodbye` `too-many-clients` as its only message.
+    /// Connections open at once. Past it, a new client gets `goodbye` `too-many-clients` as its only message. The
+    /// last ``reservedForControl(maxClients:)`` of them are kept for clients that may control: a peer that may only
+    /// read gets `too-many-clients` once the others are taken, so that readers cannot lock out the owner.
     public var maxClients: Int = 1024
+    /// Connections one user (uid) may have open at once; past it, that user's next gets `too-many-clients`.
+    public var maxClientsPerUser: Int = 64
+    /// A uid the per-user limit does not count: the daemon's own user, who could stop the daemon anyway (and whose
+    /// benchmarks open a thousand clients). `nil`: everyone is counted.
+    public var uncountedUID: UInt32? = UInt32(getuid())
+
+    /// The places of `maxClients` kept for clients that may control: one in sixteen, at least one (none when there
+    /// is only one place).
+    public static func reservedForControl(maxClients: Int) -> Int {
+        maxClients > 1 ? max(1, maxClients / 16) : 0
+    }
     /// How long a `goodbye` may take to drain before the connection is closed anyway.
     public var goodbyeTimeout: Duration = .seconds(2)
     /// How many connections, per publish, the publisher may write to itself, straight to their sockets when they

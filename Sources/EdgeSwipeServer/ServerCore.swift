@@ -6,15 +6,25 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// State shared by the publisher, the acceptor and every connection.
+///
+/// Two locks. The registry's guards the connections, the snapshot, the policy and the counters: everyone takes it
+/// (the acceptor for each newcomer, the event loops to register and unregister connections and to answer requests
+/// with the snapshot, the access changes, the statistics), each for a few microseconds. The publisher's serializes
+/// the publishes and is held across the fan-out, the `send(2)` to each client (milliseconds, at a thousand
+/// clients): a publish takes the registry's lock only to apply its events to the snapshot, encode them and take the
+/// list of connections, then fans out with it released, so that nobody but another publisher, an access change or
+/// the shutdown waits for the clients' sockets. Lock order: the publisher's, then the registry's
+/// (docs/ARCHITECTURE.md, "The fan-out and its locks").
 final class ServerCore: Sendable {
     struct Registry {
         var snapshot: ServerSnapshot
         var connections: [UInt64: Connection] = [:]
+        /// The same connections in the order they registered: what a publish hands its batch to. A publish takes
+        /// it under the lock and fans out after releasing it, so a copy is made only when a connection comes or
+        /// goes during a fan-out.
+        var targets: [Connection] = []
         var nextConnectionID: UInt64 = 1
         var closing = false
-        /// Sized from the previous publish, so that a steady stream allocates each batch once. (A batch is not
-        /// reused: whether the event loops have released it cannot be known without synchronising with them.)
-        var batchCapacity = 4096
         var accepted = 0
         var rejected = 0
         var cutOff = 0
@@ -24,10 +34,13 @@ final class ServerCore: Sendable {
         var policy: AccessPolicy
         var accessContext: AccessContext
         /// Connections admitted and not yet closed, counted from the accept (before they register), against
-        /// `maxClients`.
+        /// `maxClients`; and the same by uid, against `maxClientsPerUser`.
         var admitted = 0
-        /// `maxClients` and `stallTimeout`, as configured or last set (``EdgeSwipeServer/setClientLimits(maxClients:stallTimeout:)``).
+        var admittedByUID: [UInt32: Int] = [:]
+        /// `maxClients`, `maxClientsPerUser` and `stallTimeout`, as configured or last set
+        /// (``EdgeSwipeServer/setClientLimits(maxClients:maxClientsPerUser:stallTimeout:)``).
         var maxClients: Int
+        var maxClientsPerUser: Int
         var stallTimeout: Duration
         var refusedForCapacity = 0
         var revoked = 0
@@ -36,7 +49,14 @@ final class ServerCore: Sendable {
         var departures = 0
         var lastDepartureUS: UInt64 = 0
         var departureCallScheduled = false
-        /// The lines of one connection's direct write are put together here (publishing holds this lock).
+    }
+
+    /// What only publishing uses, under the publisher's lock.
+    struct Publisher {
+        /// Sized from the previous publish, so that a steady stream allocates each batch once. (A batch is not
+        /// reused: whether the event loops have released it cannot be known without synchronising with them.)
+        var batchCapacity = 4096
+        /// The lines of one connection's direct write are put together here.
         var directScratch: [UInt8] = []
     }
 
@@ -49,6 +69,8 @@ final class ServerCore: Sendable {
     /// The gid of the group that owns the socket (what a grant's ``AccessGrant/socketGroup`` stands for).
     let socketGroup: UInt32
     let registry: NIOLockedValueBox<Registry>
+    /// Held by a publish from its encoding to the end of its fan-out; taken before ``registry`` when both are.
+    let publisher = NIOLockedValueBox(Publisher())
     /// One per event loop of the group.
     let fanOuts: [LoopFanOut]
     /// ConnectionHandler instances alive (see ``ServerStatistics/liveConnectionHandlers``).
@@ -66,7 +88,8 @@ final class ServerCore: Sendable {
         self.registry = NIOLockedValueBox(
             Registry(
                 snapshot: snapshot, policy: policy, accessContext: configuration.accessContext,
-                maxClients: configuration.maxClients, stallTimeout: configuration.stallTimeout))
+                maxClients: configuration.maxClients, maxClientsPerUser: configuration.maxClientsPerUser,
+                stallTimeout: configuration.stallTimeout))
         self.fanOuts = eventLoops.map(LoopFanOut.init(eventLoop:))
     }
 
@@ -78,7 +101,7 @@ final class ServerCore: Sendable {
     /// Hands `shared` to every connection, waking each event loop at most once: the first
     /// ``ServerConfiguration/directWriteLimit`` idle connections are written to here, on the publisher's thread
     /// (one hop); the others, and every busy one, are left to their event loop.
-    private func fanOut(_ shared: SharedBatch, to connections: Dictionary<UInt64, Connection>.Values, scratch: inout [UInt8]) {
+    private func fanOut(_ shared: SharedBatch, to connections: [Connection], scratch: inout [UInt8]) {
         var wake = false
         var direct = configuration.directWriteLimit
         for connection in connections {
@@ -114,6 +137,7 @@ final class ServerCore: Sendable {
                 r.snapshot, access: AccessInfo(read: true, control: level >= .control),
                 maxLineBytes: configuration.maxLineBytes, time: configuration.clock())
             r.connections[connection.id] = connection
+            r.targets.append(connection)
             r.accepted += 1
             connection.deliver(SharedBatch(batch))
             return (level, r.connections.count)
@@ -128,26 +152,78 @@ final class ServerCore: Sendable {
         registry.withLockedValue { $0.policy.level(for: peer, in: $0.accessContext) }
     }
 
-    /// Takes a place for a new connection; false when `maxClients` are connected.
-    func reserveClientSlot() -> Bool {
-        registry.withLockedValue { r in
-            guard r.admitted < r.maxClients else {
-                r.refusedForCapacity += 1
-                return false
+    /// Why a connection got no place.
+    enum SlotRefusal: Sendable {
+        /// `maxClients` are connected.
+        case full(maxClients: Int)
+        /// The places left are kept for clients that may control, and this one may only read.
+        case keptForControl(maxClients: Int, kept: Int)
+        /// Its user has `maxClientsPerUser` connections open.
+        case userLimit(uid: UInt32, maxClientsPerUser: Int)
+
+        /// The goodbye's message, and the log line's.
+        var message: String {
+            switch self {
+            case .full(let limit):
+                "\(limit) clients are connected, as many as this server takes (max_clients); try again later"
+            case .keptForControl(let limit, let kept):
+                "\(limit - kept) clients are connected; the last \(kept) places of max_clients (\(limit)) are kept for clients that may control; try again later"
+            case .userLimit(let uid, let limit):
+                "uid \(uid) has \(limit) connections open, as many as one user may have (max_clients_per_user); close one and try again"
             }
-            r.admitted += 1
-            return true
         }
     }
 
-    func releaseClientSlot() { registry.withLockedValue { $0.admitted -= 1 } }
+    /// Takes a place for a new connection of `peer`, which may do `level`; why not when it cannot have one: all
+    /// `maxClients` are taken, or all but those kept for control and it may only read, or its user has
+    /// `maxClientsPerUser` open (unless it is ``ServerConfiguration/uncountedUID``).
+    func reserveClientSlot(for peer: PeerCredentials, level: AccessLevel) -> SlotRefusal? {
+        registry.withLockedValue { r in
+            let kept = ServerConfiguration.reservedForControl(maxClients: r.maxClients)
+            let counted = peer.uid != configuration.uncountedUID
+            let refusal: SlotRefusal?
+            if r.admitted >= r.maxClients {
+                refusal = .full(maxClients: r.maxClients)
+            } else if level < .control && r.admitted >= r.maxClients - kept {
+                refusal = .keptForControl(maxClients: r.maxClients, kept: kept)
+            } else if counted && r.admittedByUID[peer.uid, default: 0] >= r.maxClientsPerUser {
+                refusal = .userLimit(uid: peer.uid, maxClientsPerUser: r.maxClientsPerUser)
+            } else {
+                refusal = nil
+            }
+            if refusal != nil {
+                r.refusedForCapacity += 1
+                return refusal
+            }
+            r.admitted += 1
+            if counted { r.admittedByUID[peer.uid, default: 0] += 1 }
+            return nil
+        }
+    }
+
+    /// Gives back the place ``reserveClientSlot(for:level:)`` took for `peer`.
+    func releaseClientSlot(for peer: PeerCredentials) {
+        registry.withLockedValue { r in
+            r.admitted -= 1
+            guard peer.uid != configuration.uncountedUID, let count = r.admittedByUID[peer.uid] else { return }
+            r.admittedByUID[peer.uid] = count > 1 ? count - 1 : nil
+        }
+    }
 
     /// Changes the policy or its inputs, then judges every open connection again from the credentials it
     /// connected with: one no longer admitted gets `goodbye` with `revokedReason` (after what is already queued for
     /// it; nothing more is queued) and is closed; the others get their new level at once, so a controller demoted
     /// to a reader has its next control request refused. The one path for every change of who may connect: a
-    /// reloaded `[access]`, and the seat's active session changing.
+    /// reloaded `[access]`, and the seat's active session changing. Under the publisher's lock, from the judgement
+    /// to the goodbyes, so that no batch is published in between: a connection no longer admitted gets nothing
+    /// published after the change.
     func reevaluateAccess(
+        policy: AccessPolicy?, context: AccessContext?, revokedReason: GoodbyeReason
+    ) -> AccessChange {
+        publisher.withLockedValue { _ in judgeAccess(policy: policy, context: context, revokedReason: revokedReason) }
+    }
+
+    private func judgeAccess(
         policy: AccessPolicy?, context: AccessContext?, revokedReason: GoodbyeReason
     ) -> AccessChange {
         var change = AccessChange()
@@ -186,7 +262,9 @@ final class ServerCore: Sendable {
     func unregister(_ connection: Connection) {
         let coalesced = connection.outbox.withLockedValue { $0.coalesced }
         registry.withLockedValue { r in
-            if r.connections.removeValue(forKey: connection.id) != nil { r.retiredCoalesced += coalesced }
+            guard r.connections.removeValue(forKey: connection.id) != nil else { return }
+            r.retiredCoalesced += coalesced
+            if let i = r.targets.firstIndex(where: { $0 === connection }) { r.targets.remove(at: i) }
         }
         noteDeparture(weight: 1)
     }
@@ -235,32 +313,52 @@ final class ServerCore: Sendable {
 
     func snapshot() -> ServerSnapshot { registry.withLockedValue { $0.snapshot } }
 
-    /// Encodes `events` once, updates the snapshot, and hands the batch to every connection.
+    /// Encodes `events` once, updates the snapshot, and hands the batch to every connection. The registry's lock is
+    /// held for the snapshot, the encoding and the list of connections, not for the fan-out (see the type).
     func publish<S: Sequence>(_ events: S) where S.Element == EngineEvent {
-        registry.withLockedValue { r in
-            guard !r.closing else { return }
-            // Nobody to send to: keep the snapshot current for the next hello, and encode nothing.
-            guard !r.connections.isEmpty else {
-                for event in events { r.snapshot.apply(event) }
-                return
+        publisher.withLockedValue { p in
+            let taken = registry.withLockedValue { r -> (SharedBatch, [Connection])? in
+                guard !r.closing else { return nil }
+                // Nobody to send to: keep the snapshot current for the next hello, and encode nothing.
+                guard !r.targets.isEmpty else {
+                    for event in events { r.snapshot.apply(event) }
+                    return nil
+                }
+                var batch = EncodedBatch(capacity: p.batchCapacity)
+                for event in events {
+                    r.snapshot.apply(event)
+                    batch.append(event)
+                }
+                guard !batch.isEmpty else { return nil }
+                p.batchCapacity = max(1024, batch.byteCount)
+                return (SharedBatch(batch), r.targets)
             }
-            var batch = EncodedBatch(capacity: r.batchCapacity)
-            for event in events {
-                r.snapshot.apply(event)
-                batch.append(event)
-            }
-            guard !batch.isEmpty else { return }
-            r.batchCapacity = max(1024, batch.byteCount)
-            fanOut(SharedBatch(batch), to: r.connections.values, scratch: &r.directScratch)
+            guard let (shared, targets) = taken else { return }
+            fanOut(shared, to: targets, scratch: &p.directScratch)
         }
     }
 
     func publish(_ build: (inout EncodedBatch, inout ServerSnapshot) -> Void) {
-        registry.withLockedValue { r in
-            guard !r.closing else { return }
-            var batch = EncodedBatch(capacity: 1024)
-            build(&batch, &r.snapshot)
-            fanOut(SharedBatch(batch), to: r.connections.values, scratch: &r.directScratch)
+        publisher.withLockedValue { p in
+            let taken = registry.withLockedValue { r -> (SharedBatch, [Connection])? in
+                guard !r.closing else { return nil }
+                var batch = EncodedBatch(capacity: 1024)
+                build(&batch, &r.snapshot)
+                return (SharedBatch(batch), r.targets)
+            }
+            guard let (shared, targets) = taken else { return }
+            fanOut(shared, to: targets, scratch: &p.directScratch)
+        }
+    }
+
+    /// Stops every later publish and returns the connections open now; a publish in progress ends its fan-out
+    /// first, so that no batch it hands out can come after a goodbye the caller queues.
+    func close() -> [Connection] {
+        publisher.withLockedValue { _ in
+            registry.withLockedValue { r in
+                r.closing = true
+                return r.targets
+            }
         }
     }
 }

@@ -11,8 +11,6 @@ public enum ServerError: Error, Hashable, Sendable, CustomStringConvertible {
     case pathTooLong(path: String, bytes: Int)
     /// A system call failed.
     case system(call: String, subject: String, errno: Int32)
-    /// `LISTEN_FDS`/`LISTEN_PID` are set but malformed.
-    case invalidActivation(reason: String)
     /// The adopted descriptor is not a listening Unix stream socket.
     case notAListeningSocket(fd: Int32, reason: String)
     /// `start` was called on a server that was shut down.
@@ -30,8 +28,6 @@ public enum ServerError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(path): socket path is \(bytes) bytes; Unix sockets allow at most 107"
         case .system(let call, let subject, let errno):
             "\(subject): \(call) failed: \(Errno(rawValue: errno)) (errno \(errno))"
-        case .invalidActivation(let reason):
-            "socket activation: \(reason)"
         case .notAListeningSocket(let fd, let reason):
             "file descriptor \(fd): \(reason)"
         case .shutDown:

@@ -10,7 +10,8 @@ public struct ServerStatistics: Hashable, Sendable {
     public var disconnectedForBacklog: Int
     /// Progress messages superseded before a slow client read them.
     public var coalescedMessages: Int
-    /// Clients turned away because `maxClients` were connected.
+    /// Clients turned away for want of a place: `maxClients` connected, the places left kept for clients that may
+    /// control, or their user at `maxClientsPerUser`.
     public var refusedForCapacity: Int = 0
     /// Connections closed because the access policy (or its inputs) no longer admitted them.
     public var revokedConnections: Int = 0

@@ -4,8 +4,8 @@ public import SystemPackage
 /// Replaces files in one directory atomically and durably: whoever reads the file (a restart after a crash, a
 /// `SIGKILL` or a power cut included) finds the old content or the new, whole, never a mix or nothing.
 ///
-/// ``write(_:to:)`` writes a temporary file beside the target (`NAME.tmp-PID`, created with ``permissions``,
-/// never through a symbolic link), `fsync`s it, renames it over the target and `fsync`s the directory, so that the
+/// ``write(_:to:)`` writes a temporary file beside the target (`NAME.tmp-PID`, created with ``permissions``, new:
+/// never through a symbolic link, never into a file someone else put there), `fsync`s it, renames it over the target and `fsync`s the directory, so that the
 /// rename itself is on the disk when it returns. The directory is a descriptor, opened (and checked) once by the
 /// owner, which keeps it open while the writer is used: a path swapped meanwhile changes nothing.
 ///
@@ -35,7 +35,7 @@ public struct AtomicFileWriter: Sendable {
         let file: FileDescriptor
         do {
             file = try FileDescriptor.open(
-                temporary, in: directory, .writeOnly, options: [.create, .truncate, .closeOnExec, .noFollow],
+                temporary, in: directory, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec, .noFollow],
                 permissions: permissions)
         } catch {
             throw SystemCallError("open \(temporary)", error)
@@ -54,6 +54,59 @@ public struct AtomicFileWriter: Sendable {
             throw SystemCallError("rename \(temporary) to \(name)", error)
         }
         do { try directory.sync() } catch { throw SystemCallError("fsync \(directoryPath)", error) }
+    }
+
+    /// Why ``replaceFile(at:with:permissions:)`` wrote nothing.
+    public enum ReplaceError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// A symbolic link is at the path: it is neither followed nor replaced.
+        case symbolicLink(path: String)
+        /// Something other than a regular file is at the path (a directory, a device, a FIFO).
+        case notARegularFile(path: String)
+        case system(path: String, SystemCallError)
+
+        public var description: String {
+            switch self {
+            case .symbolicLink(let path):
+                "\(path) is a symbolic link: it is neither followed nor replaced (remove it, or name the file it points to)"
+            case .notARegularFile(let path): "\(path) exists and is not a regular file"
+            case .system(let path, let error): "\(path): \(error)"
+            }
+        }
+    }
+
+    /// Replaces the file at `path`, a path a user named (a tool's output), as ``write(_:to:)`` replaces a file: a
+    /// new file beside it, then a rename. What is at `path` must be nothing or a regular file: a symbolic link
+    /// there is refused, neither followed nor replaced (another user may have planted it in a shared directory,
+    /// pointing at a file of ours; or it is `/dev/stdout`, which a rename would destroy), and so is a directory or
+    /// a device. A regular file is replaced, not written into: a hard link to it keeps the old content. Not made
+    /// durable beyond the rename's own `fsync`s.
+    public static func replaceFile(at path: String, with bytes: [UInt8], permissions: FilePermissions) throws(ReplaceError) {
+        let file = FilePath(path)
+        guard let last = file.lastComponent, last.kind == .regular else { throw .notARegularFile(path: path) }
+        let parent = file.removingLastComponent()
+        let directoryPath = parent.isEmpty ? "." : parent.string
+        let directory: FileDescriptor
+        do {
+            directory = try FileDescriptor.open(atPath: directoryPath, .readOnly, options: [.directory, .closeOnExec])
+        } catch {
+            throw .system(path: path, SystemCallError("open \(directoryPath)", error))
+        }
+        defer { try? directory.close() }
+        let name = last.string
+        if directory.hasEntry(name) {
+            let existing: Stat
+            do { existing = try directory.statEntry(name) } catch { throw .system(path: path, SystemCallError("stat \(name)", error)) }
+            switch existing.type {
+            case .regular: break
+            case .symbolicLink: throw .symbolicLink(path: path)
+            default: throw .notARegularFile(path: path)
+            }
+        }
+        do throws(SystemCallError) {
+            try AtomicFileWriter(directory: directory, path: directoryPath, permissions: permissions).write(bytes, to: name)
+        } catch {
+            throw .system(path: path, error)
+        }
     }
 
     /// Removes the temporaries of `name` that writers killed mid-write left behind (any process's). Only while no

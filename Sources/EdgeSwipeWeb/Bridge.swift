@@ -5,6 +5,7 @@ import EdgeSwipeSystem
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 public import Logging
 import NIOConcurrencyHelpers
@@ -64,14 +65,20 @@ public struct Bridge: Sendable {
         /// Whether the page may send push, pop, present, dismiss and select-tab.
         public var control: Bool
         public var limits: TabOutbox.Limits
+        /// The caps on connections and tabs, and the deadlines (see ``ConnectionLimits``).
+        public var connections: ConnectionLimits
         public var token: String?
 
-        public init(socketPath: String, host: String = "127.0.0.1", port: Int = 0, control: Bool = false, limits: TabOutbox.Limits = .init(), token: String? = nil) {
+        public init(
+            socketPath: String, host: String = "127.0.0.1", port: Int = 0, control: Bool = false, limits: TabOutbox.Limits = .init(),
+            connections: ConnectionLimits = .init(), token: String? = nil
+        ) {
             self.socketPath = socketPath
             self.host = host
             self.port = port
             self.control = control
             self.limits = limits
+            self.connections = connections
             self.token = token
         }
     }
@@ -93,7 +100,7 @@ public struct Bridge: Sendable {
     /// hello within 10 s.
     public func run(onListening: @escaping @Sendable (_ url: String, _ access: WebAccess) -> Void) async throws {
         let control = options.control
-        let hub = Hub(limits: options.limits) {
+        let hub = Hub(limits: options.limits, maxTabs: options.connections.tabs) {
             var w = JSONWriter(capacity: 128)
             w.raw(#"{"type":"bridge","event":"welcome","control":"#)
             w.bool(control)
@@ -148,14 +155,21 @@ public struct Bridge: Sendable {
         router.get("/page.js") { _, _ in Self.asset(WebAssets.pageScript, type: "text/javascript; charset=utf-8") }
         router.get("/about") { _, _ in Self.asset(WebAssets.about, type: "text/html; charset=utf-8") }
         router.get("/stream") { _, _ -> Response in
-            // Reached only when the WebSocket upgrade was refused (or this is no upgrade at all).
+            // Reached only when this is no upgrade at all: a refused upgrade is answered 400 by the WebSocket layer.
             Response(status: .forbidden, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "WebSocket refused\n")))
         }
 
         let logger = self.logger
-        let app = Application(
-            router: router,
-            server: .http1WebSocketUpgrade { request, _, _ in
+        let limits = options.connections
+        let table = ConnectionTable(limits: limits)
+        let tabRefusals = NIOLockedValueBox(LogThrottle(interval: .seconds(10)))
+        // Hummingbird's HTTP/WebSocket channel behind our ConnectionGuard (ConnectionGuard.swift): the caps on
+        // connections, the header deadline, masked frames. Text frames must be UTF-8 (RFC 6455: else close 1007),
+        // checked by the WebSocket layer before a request reaches the daemon.
+        let http = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: TimeAmount(limits.idleTimeout)), ws: .init(validateUTF8: true))
+        let server = HTTPServerBuilder { responder in
+            GuardedChildChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: http) { request, _, _ in
                 guard request.path?.split(separator: "?").first == "/stream", let access = accessBox.value else { return .dontUpgrade }
                 let host = request.authority
                 let query = request.path.flatMap { p in p.firstIndex(of: "?").map { String(p[p.index(after: $0)...]) } }
@@ -166,10 +180,23 @@ public struct Bridge: Sendable {
                     logger.notice("WebSocket refused", metadata: ["origin": "\(request.headerFields[.origin] ?? "none")", "host": "\(host ?? "none")"])
                     return .dontUpgrade
                 }
+                // Past the cap on tabs: no upgrade (400, before any WebSocket is set up), said at most every 10 s.
+                // Checked again when the tab is added, for tabs opened at the same moment.
+                guard !hub.isFull else {
+                    let (log, held) = tabRefusals.withLockedValue { $0.admit() }
+                    if log {
+                        logger.notice("refused a tab: \(hub.maxTabs) are open, as many as edgeswipe-web serves", metadata: ["refusals_not_logged": "\(held)"])
+                    }
+                    return .dontUpgrade
+                }
                 return .upgrade([:]) { inbound, outbound, _ in
                     try await Self.serveTab(hub: hub, client: client, control: control, inbound: inbound, outbound: outbound, logger: logger)
                 }
-            },
+            }, table: table, logger: logger)
+        }
+        let app = Application(
+            router: router,
+            server: server,
             configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
@@ -215,7 +242,11 @@ public struct Bridge: Sendable {
         hub: Hub, client: EdgeSwipeClient, control: Bool, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
         logger: Logger
     ) async throws {
-        let outbox = hub.addTab()
+        guard let outbox = hub.addTab() else {
+            // Tabs opened at the same moment passed the upgrade's check together: 1013, try again later.
+            try await outbound.close(.unknown(1013), reason: "edgeswipe-web: \(hub.maxTabs) tabs are open")
+            return
+        }
         defer { hub.removeTab(outbox) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -235,8 +266,13 @@ public struct Bridge: Sendable {
                         try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
                     }
                 }
-                // Closed: dropped as too slow, or the bridge is stopping. The page reconnects and catches up.
-                try await outbound.close(.goingAway, reason: "edgeswipe-web: tab dropped or bridge stopping")
+                // Closed: dropped as too slow, or the bridge is stopping. The page reconnects and catches up. (Not
+                // when the tab is being torn down because its reader failed: the WebSocket layer then closes with
+                // the reader's code, 1007 for a frame that is not UTF-8, and a close sent from here first would
+                // take its place.)
+                if !Task.isCancelled {
+                    try await outbound.close(.goingAway, reason: "edgeswipe-web: tab dropped or bridge stopping")
+                }
             }
             group.addTask {
                 for try await message in inbound.messages(maxSize: 16 << 10) {
@@ -246,16 +282,16 @@ public struct Bridge: Sendable {
                 }
             }
             // Whichever ends first (the page went away, or the outbox was closed), the other must end too: the
-            // writer waits on the outbox, which only closing it wakes.
+            // writer waits on the outbox, which only closing it wakes (cancelled first, so that it knows).
             do {
                 try await group.next()
             } catch {
-                outbox.close()
                 group.cancelAll()
+                outbox.close()
                 throw error
             }
-            outbox.close()
             group.cancelAll()
+            outbox.close()
         }
     }
 

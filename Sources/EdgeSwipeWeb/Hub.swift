@@ -51,29 +51,36 @@ public final class Hub: Sendable {
     /// The bridge's own first line to each tab (whether it may control, and the clock), made per tab.
     private let welcome: @Sendable () -> [UInt8]
     public let limits: TabOutbox.Limits
+    /// Tabs served at once: each costs an outbox and a task, and a page left open in thousands of tabs (or a
+    /// script opening them) must not take the bridge's memory with it.
+    public let maxTabs: Int
 
-    public init(limits: TabOutbox.Limits = .init(), welcome: @escaping @Sendable () -> [UInt8]) {
+    public init(limits: TabOutbox.Limits = .init(), maxTabs: Int = ConnectionLimits().tabs, welcome: @escaping @Sendable () -> [UInt8]) {
         self.limits = limits
+        self.maxTabs = max(1, maxTabs)
         self.welcome = welcome
     }
 
     /// Tabs connected now.
     public var tabCount: Int { state.withLockedValue { $0.tabs.count } }
+    /// Whether ``maxTabs`` are connected.
+    public var isFull: Bool { tabCount >= maxTabs }
     /// Whether the daemon connection is up (it has said hello).
     public var isConnected: Bool { state.withLockedValue { $0.connected } }
 
-    /// A new tab: its outbox, already holding the welcome and the snapshot.
-    public func addTab() -> TabOutbox {
+    /// A new tab: its outbox, already holding the welcome and the snapshot; `nil` when ``maxTabs`` are connected.
+    public func addTab() -> TabOutbox? {
         let outbox = TabOutbox(limits: limits)
         let welcome = ByteBuffer(bytes: welcome())
         // Under the hub's lock, so that no live line can reach the tab before its catch-up (the outbox's own lock
         // is only ever taken inside the hub's, never the other way round).
-        state.withLockedValue { s in
+        return state.withLockedValue { s -> TabOutbox? in
+            guard s.tabs.count < maxTabs else { return nil }
             s.tabs[ObjectIdentifier(outbox)] = outbox
             _ = outbox.enqueue(welcome, progressKey: nil)
             for line in s.snapshot.lines { _ = outbox.enqueue(line, progressKey: nil) }
+            return outbox
         }
-        return outbox
     }
 
     public func removeTab(_ outbox: TabOutbox) {

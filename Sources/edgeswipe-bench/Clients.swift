@@ -220,3 +220,65 @@ struct Percentiles {
         mean = Double(sorted.reduce(0) { $0 + Int($1) }) / Double(sorted.count)
     }
 }
+
+/// A newcomer, over and over, while the daemon streams to its clients: each time it connects, times `connect` to
+/// the end of its hello line, closes, and waits `interval` seconds. What admission and registration cost a client
+/// while every publish is being sent out (the acceptor, the server's registry, the event loop).
+final class HelloProbe: @unchecked Sendable {
+    private let path: String
+    private let interval: Double
+    private let stopping = Atomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+    /// Microseconds from `connect` to the hello's newline, one per connection.
+    private(set) var samples: [Int32] = []
+    /// Connections that got no hello: none within 5 s, or the connection closed first (as the daemon stops).
+    private(set) var failures = 0
+
+    init(path: String, interval: Double) {
+        self.path = path
+        self.interval = interval
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Stops the probe and waits for its thread.
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        done.wait()
+    }
+
+    private func run() {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while !stopping.load(ordering: .acquiring) {
+            let start = monotonicMicroseconds()
+            // The daemon stops at the replay's end, before the probe is stopped: a refused connection counts for nothing.
+            guard let fd = try? connectUnix(path, timeout: 1) else {
+                sleepSeconds(interval)
+                continue
+            }
+            var greeted = false
+            var open = true
+            let deadline = monotonicSeconds() + 5
+            while !greeted && open && monotonicSeconds() < deadline {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&p, 1, 100) > 0 else { continue }
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n > 0 {
+                    greeted = buffer[0..<n].contains(UInt8(ascii: "\n"))
+                } else if n == 0 || (errno != EAGAIN && errno != EINTR) {
+                    open = false
+                }
+            }
+            let end = monotonicMicroseconds()
+            close(fd)
+            if greeted { samples.append(Int32(clamping: end - start)) } else { failures += 1 }
+            sleepSeconds(interval)
+        }
+    }
+}

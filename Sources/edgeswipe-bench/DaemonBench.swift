@@ -121,7 +121,7 @@ final class DaemonBench {
     // MARK: - Start-up
 
     /// `startup_ms`: from just before `posix_spawn` to reading `READY=1` on our `NOTIFY_SOCKET`.
-    func startup(runs: Int) throws -> JSON {
+    func startup(runs: Int) throws -> JSONValue {
         var times: [Double] = []
         for run in 0..<runs {
             let name = "startup\(run)"
@@ -133,7 +133,7 @@ final class DaemonBench {
             times.append(Double(ready - t0) / 1000)
             child.stop()
         }
-        return .object([
+        return .fields([
             ("startup_ms", .num(median(times), digits: 2)),
             ("runs", .integer(runs)),
             ("min_ms", .num(times.min(), digits: 2)),
@@ -146,7 +146,7 @@ final class DaemonBench {
     // MARK: - Idle
 
     struct IdleResult {
-        var json: JSON
+        var json: JSONValue
         var wakeupsPerSecond: Double
         var ownWakeupsPerSecond: Double
         var cpuMSPerSecond: Double
@@ -174,7 +174,7 @@ final class DaemonBench {
         // one that appears counts in full). The sum is the process's wakeups.
         var switches = 0
         var ownSwitches = 0
-        var threads: [JSON] = []
+        var threads: [JSONValue] = []
         for t in b.threads {
             let before = a.threads.first { $0.tid == t.tid }
             let n = t.voluntary + t.involuntary - (before.map { $0.voluntary + $0.involuntary } ?? 0)
@@ -186,7 +186,7 @@ final class DaemonBench {
             // NIO's event loop is "NIO-ELT-*"; the main thread is "edgeswiped".
             let runtime = t.name.contains("qos") && t.blockedIn != "poll" && t.blockedIn != "ppoll"
             if !runtime { ownSwitches += n }
-            threads.append(.object([
+            threads.append(.fields([
                 ("tid", .integer(t.tid)), ("name", .string(t.name)), ("blocked_in", .string(t.blockedIn)),
                 ("owner", .string(runtime ? "swift runtime (libdispatch)" : "edgeswiped")),
                 ("context_switches", .integer(n)), ("new", .bool(before == nil)),
@@ -196,7 +196,7 @@ final class DaemonBench {
         let exited = a.threads.filter { t in !b.threads.contains { $0.tid == t.tid } }.count
         let wakeups = Double(switches) / dt
         let cpu = Double(b.cpuTicks - a.cpuTicks) * 1000 / ProcSample.ticksPerSecond / dt
-        let json: JSON = .object([
+        let json: JSONValue = .fields([
             ("seconds", .num(dt, digits: 2)),
             ("wakeups_per_s", .num(wakeups, digits: 3)),
             ("own_threads_wakeups_per_s", .num(Double(ownSwitches) / dt, digits: 3)),
@@ -264,7 +264,7 @@ final class DaemonBench {
     // MARK: - Latency
 
     struct LatencyResult {
-        var json: JSON
+        var json: JSONValue
         var percentiles: Percentiles?
         /// Every gesture line's latency, in microseconds (pooled across rounds by the caller).
         var samples: [Int32]
@@ -272,6 +272,8 @@ final class DaemonBench {
         var peak: ProcSample?
         /// Every client received every phase, terminal and lifecycle line.
         var allEssentialLines: Bool
+        /// With a hello probe: each newcomer's wait for its hello while the clients streamed, in microseconds.
+        var helloSamples: [Int32] = []
     }
 
     /// How the running daemon `pid` links the Swift runtime, from its mappings.
@@ -283,8 +285,9 @@ final class DaemonBench {
 
     /// Replays the synthetic stream at 240 Hz to `clients` connected sockets, read by up to 16 threads with
     /// poll, and measures each gesture line from its `time_us` (the input's instant on the daemon's monotonic
-    /// clock) to the moment a client's `read` returned it.
-    func latency(clients: Int, seconds: Double) throws -> LatencyResult {
+    /// clock) to the moment a client's `read` returned it. With `helloProbe` (seconds between connections), a
+    /// newcomer connects over and over while they stream (``HelloProbe``).
+    func latency(clients: Int, seconds: Double, helloProbe: Double? = nil) throws -> LatencyResult {
         let name = "latency\(clients)"
         let socketPath = scratch.file("\(name).sock")
         let (child, notify, _, pid) = try start(name, [
@@ -320,11 +323,15 @@ final class DaemonBench {
             if readers.isEmpty { for fd in fds { close(fd) } }
             throw error
         }
+        let probe = helloProbe.map { HelloProbe(path: socketPath, interval: $0) }
+        probe?.start()
         var peak: ProcSample? = nil
         while child.isRunning && monotonicSeconds() < deadline {
             if let s = ProcSample.read(pid: pid), s.rssKB > (peak?.rssKB ?? 0) { peak = s }
             sleepSeconds(0.25)
         }
+        probe?.stop()
+        let hello = probe.flatMap { Percentiles($0.samples) }
         let maxRSS = peak?.rssKB ?? 0
         let exit = child.isRunning ? nil : child.poll()
         for r in readers { r.join() }
@@ -339,7 +346,7 @@ final class DaemonBench {
         let negative = readers.reduce(0) { $0 + $1.negative }
         let errors = readers.compactMap(\.error)
         return LatencyResult(
-            json: .object([
+            json: .fields([
                 ("p50", .num(p?.p50, digits: 0)),
                 ("p99", .num(p?.p99, digits: 0)),
                 ("p999", .num(p?.p999, digits: 0)),
@@ -358,18 +365,25 @@ final class DaemonBench {
                 ("seconds", .num(elapsed, digits: 1)),
                 ("daemon_exit", exit.map { .integer(Int($0)) } ?? .null),
                 ("max_rss_mb", .num(Double(maxRSS) / 1024, digits: 2)),
-                ("at_max_rss", .object([
+                ("at_max_rss", .fields([
                     ("rss_anon_mb", .num(peak.map { Double($0.rssAnonKB) / 1024 }, digits: 2)),
                     ("rss_file_mb", .num(peak.map { Double($0.rssFileKB) / 1024 }, digits: 2)),
                     ("pss_mb", .num(peak.map { Double($0.pssKB) / 1024 }, digits: 2)),
                     ("threads", .integer(peak?.threads.count ?? 0)),
                 ])),
                 ("errors", .array(errors.map { .string($0) })),
+                ("hello_while_streaming_us", probe.map { p in
+                    .fields([
+                        ("p50", .num(hello?.p50, digits: 0)), ("p99", .num(hello?.p99, digits: 0)), ("max", .num(hello?.max, digits: 0)),
+                        ("samples", .integer(hello?.count ?? 0)), ("failures", .integer(p.failures)),
+                    ])
+                } ?? .null),
             ]),
             percentiles: p, samples: all, maxRSSKB: maxRSS, peak: peak,
             // Every client the same count (none missed one another got), and no fewer than the in-process engine
             // makes (the daemon adds a few of its own at the replay's end: the device's removal and what follows).
             allEssentialLines: essential.count == clients && essential.min() == essential.max()
-                && (essential.min() ?? 0) >= expectedEssentialLines)
+                && (essential.min() ?? 0) >= expectedEssentialLines,
+            helloSamples: probe?.samples ?? [])
     }
 }

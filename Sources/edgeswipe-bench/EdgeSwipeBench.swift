@@ -1,6 +1,7 @@
 import ArgumentParser
 import EdgeSwipeBenchSupport
 import EdgeSwipeCore
+import EdgeSwipeProtocol
 import EdgeSwipeInput
 import EdgeSwipeRecordings
 import EdgeSwipePlot
@@ -55,6 +56,9 @@ struct EdgeSwipeBench: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Idle clients the daemon's input thread writes to directly per batch, the rest through its event loop (0: every write through the loop, the two-hop path). Default: the daemon's (all).", valueName: "n"))
     var directWrites: Int?
 
+    @Option(name: .long, help: ArgumentHelp("While each latency run streams, a newcomer connects every this many milliseconds and times its hello (hello_while_streaming_us): what a client waits to be let in while every publish is sent out. Off by default: the newcomers are load of their own.", valueName: "ms"))
+    var helloProbeMs: Double?
+
     @Option(name: .long, help: "Seconds of the idle window.")
     var idleSeconds: Double = 10
 
@@ -86,13 +90,14 @@ struct EdgeSwipeBench: ParsableCommand {
         }
         guard events > 0, events <= 100_000_000 else { throw ValidationError("--events must be 1...100000000") }
         guard rounds >= 1, rounds <= 50 else { throw ValidationError("--rounds must be 1...50") }
+        if let helloProbeMs, !(1...10_000).contains(helloProbeMs) { throw ValidationError("--hello-probe-ms must be 1...10000") }
     }
 
     func run() throws {
         // A write to a socket whose reader has gone must fail with EPIPE, not end the benchmark.
         signal(SIGPIPE, SIG_IGN)
         if let profile {
-            print(try runProfile(stage: profile, events: events).render(pretty: false))
+            print(try runProfile(stage: profile, events: events).rendered(pretty: false))
             return
         }
         if let replot {
@@ -108,8 +113,8 @@ struct EdgeSwipeBench: ParsableCommand {
         let started = monotonicSeconds()
         func wants(_ s: String) -> Bool { only.isEmpty || only.contains(s) }
         func log(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
-        var report: [(String, JSON)] = []
-        var details: [(String, JSON)] = []
+        var report: [(String, JSONValue)] = []
+        var details: [(String, JSONValue)] = []
         var notes: [String] = []
 
         report.append(("machine", machine()))
@@ -135,10 +140,10 @@ struct EdgeSwipeBench: ParsableCommand {
             if wants("pipeline") {
                 log("pipeline: \(real.count) recorded devices from \(source), plus \(synthetic.events.count) synthetic events, \(passes) passes")
                 let p = measurePipeline(real: real, synthetic: synthetic, passes: passes, log: log)
-                if case .object(let fields) = p, let rate = fields.first(where: { $0.0 == "events_per_s" })?.1 {
+                if case .object(let fields) = p, let rate = fields["events_per_s"] {
                     report.append(("pipeline_events_per_s", rate))
                 }
-                details.append(("pipeline", .object([
+                details.append(("pipeline", .fields([
                     ("recordings", .string(source)),
                     ("recorded_devices", .array(real.map { .string("\($0.name) (\($0.events.count) events)") })),
                     ("skipped", .array(skipped.map { .string($0) })),
@@ -155,7 +160,7 @@ struct EdgeSwipeBench: ParsableCommand {
         if wants("allocs") {
             log("allocations: steady state, whole swipes, pipeline, encoder")
             let a = measureAllocations(synthetic: synthetic)
-            if case .object(let fields) = a, let v = fields.first(where: { $0.0 == "allocs_per_event" })?.1 {
+            if case .object(let fields) = a, let v = fields["allocs_per_event"] {
                 report.append(("allocs_per_event", v))
             }
             details.append(("allocations", a))
@@ -168,8 +173,8 @@ struct EdgeSwipeBench: ParsableCommand {
             log("swipes: the 3-finger stream through the pipeline, its steady allocations, libinput's path")
             let w = measureSwipes(seconds: syntheticSeconds, passes: passes, log: log)
             if case .object(let fields) = w {
-                if let v = fields.first(where: { $0.0 == "events_per_s" })?.1 { report.append(("swipe_pipeline_events_per_s", v)) }
-                if let v = fields.first(where: { $0.0 == "steady_allocs_per_frame" })?.1 { report.append(("swipe_allocs_per_event", v)) }
+                if let v = fields["events_per_s"] { report.append(("swipe_pipeline_events_per_s", v)) }
+                if let v = fields["steady_allocs_per_frame"] { report.append(("swipe_allocs_per_event", v)) }
             }
             details.append(("swipes", w))
         }
@@ -196,9 +201,10 @@ struct EdgeSwipeBench: ParsableCommand {
                 var samples: [Int: [Int32]] = [:]
                 var floorSamples: [Int: [Int32]] = [:]
                 var matchedSamples: [Int: [Int32]] = [:]
-                var runs: [Int: [JSON]] = [:]
+                var helloSamples: [Int: [Int32]] = [:]
+                var runs: [Int: [JSONValue]] = [:]
                 var complete: [Int: Bool] = [:]
-                var byRound: [JSON] = []
+                var byRound: [JSONValue] = []
                 let counts = clients.filter { n in
                     guard n <= limit - 64 else {
                         notes.append("latency with \(n) clients skipped: the open-file limit is \(limit)")
@@ -219,54 +225,55 @@ struct EdgeSwipeBench: ParsableCommand {
                         log("latency, round \(round) of \(rounds): the floor with \(n) client\(n == 1 ? "" : "s") (no daemon), \(frames) frames")
                         matchedSamples[n, default: []] += measureFanOutFloor(frames: frames, clients: n)
                     }
-                    var ratios: [(String, JSON)] = []
+                    var ratios: [(String, JSONValue)] = []
                     for n in counts {
                         log("latency, round \(round) of \(rounds): \(n) client\(n == 1 ? "" : "s"), \(latencySeconds) s of 240 Hz replay")
-                        let r = try bench.latency(clients: n, seconds: latencySeconds)
+                        let r = try bench.latency(clients: n, seconds: latencySeconds, helloProbe: helloProbeMs.map { $0 / 1000 })
                         samples[n, default: []] += r.samples
+                        helloSamples[n, default: []] += r.helloSamples
                         runs[n, default: []].append(r.json)
                         complete[n] = (complete[n] ?? true) && r.allEssentialLines
                         if !r.allEssentialLines {
                             notes.append("latency with \(n) clients, round \(round): not every client received every phase, terminal and lifecycle line (details.latency)")
                         }
                         if n == 100, r.maxRSSKB > (rss100 ?? 0) { rss100 = r.maxRSSKB; peak = r.peak }
-                        ratios.append((String(n), .object([
+                        ratios.append((String(n), .fields([
                             ("p50", .num(ratio(r.percentiles?.p50, oneHop?.p50), digits: 2)),
                             ("p99", .num(ratio(r.percentiles?.p99, oneHop?.p99), digits: 2)),
                         ])))
                     }
-                    byRound.append(.object([
-                        ("floor_1_hop_us", .object([("p50", .num(oneHop?.p50, digits: 0)), ("p99", .num(oneHop?.p99, digits: 0))])),
-                        ("ratio_to_this_rounds_floor", .object(ratios)),
+                    byRound.append(.fields([
+                        ("floor_1_hop_us", .fields([("p50", .num(oneHop?.p50, digits: 0)), ("p99", .num(oneHop?.p99, digits: 0))])),
+                        ("ratio_to_this_rounds_floor", .fields(ratios)),
                         ("load_average", .string(loadAverage())),
                     ]))
                 }
                 let measured = counts.map { ($0, Percentiles(samples[$0] ?? [])) }
-                report.append(("latency_us", .object(measured.map { n, p in
-                    (String(n), .object([
+                report.append(("latency_us", .fields(measured.map { n, p in
+                    (String(n), .fields([
                         ("p50", .num(p?.p50, digits: 0)), ("p99", .num(p?.p99, digits: 0)), ("p999", .num(p?.p999, digits: 0)),
                     ]))
                 })))
-                details.append(("latency", .object(counts.map { (String($0), .array(runs[$0] ?? [])) })))
-                var floor: [(String, JSON)] = []
+                details.append(("latency", .fields(counts.map { (String($0), .array(runs[$0] ?? [])) })))
+                var floor: [(String, JSONValue)] = []
                 var floorHops: [Percentiles?] = []
                 for hops in [1, 2] {
                     let p = Percentiles(floorSamples[hops] ?? [])
                     floorHops.append(p)
-                    floor.append(("\(hops)_hop\(hops == 1 ? "" : "s")", .object([
+                    floor.append(("\(hops)_hop\(hops == 1 ? "" : "s")", .fields([
                         ("p50", .num(p?.p50, digits: 0)), ("p99", .num(p?.p99, digits: 0)), ("p999", .num(p?.p999, digits: 0)),
                         ("mean", .num(p?.mean, digits: 1)), ("samples", .integer(p?.count ?? 0)),
                     ])))
                 }
-                details.append(("latency_floor_us", .object(floor)))
+                details.append(("latency_floor_us", .fields(floor)))
                 // The floor with as many clients, the same readers and no daemon work: what the daemon adds over the
                 // kernel's own fan-out.
                 let matched = counts.map { ($0, Percentiles(matchedSamples[$0] ?? [])) }
-                details.append(("latency_matched_floor_us", .object(matched.map { n, p in
-                    (String(n), .object([("p50", .num(p?.p50, digits: 0)), ("p99", .num(p?.p99, digits: 0)), ("p999", .num(p?.p999, digits: 0))]))
+                details.append(("latency_matched_floor_us", .fields(matched.map { n, p in
+                    (String(n), .fields([("p50", .num(p?.p50, digits: 0)), ("p99", .num(p?.p99, digits: 0)), ("p999", .num(p?.p999, digits: 0))]))
                 })))
-                report.append(("latency_ratio_to_matched_floor", .object(zip(measured, matched).map { m, f in
-                    (String(m.0), .object([
+                report.append(("latency_ratio_to_matched_floor", .fields(zip(measured, matched).map { m, f in
+                    (String(m.0), .fields([
                         ("p50", .num(ratio(m.1?.p50, f.1?.p50), digits: 2)), ("p99", .num(ratio(m.1?.p99, f.1?.p99), digits: 2)),
                     ]))
                 })))
@@ -275,8 +282,8 @@ struct EdgeSwipeBench: ParsableCommand {
                 // on a virtual machine a thread wake-up costs more than the daemon's whole per-event work, so only
                 // the ratio compares.
                 if let one = floorHops.first {
-                    report.append(("latency_ratio_to_floor", .object(measured.map { n, p in
-                        (String(n), .object([
+                    report.append(("latency_ratio_to_floor", .fields(measured.map { n, p in
+                        (String(n), .fields([
                             ("p50", .num(ratio(p?.p50, one?.p50), digits: 2)), ("p99", .num(ratio(p?.p99, one?.p99), digits: 2)),
                         ]))
                     })))
@@ -290,7 +297,15 @@ struct EdgeSwipeBench: ParsableCommand {
                     try curve.svg().write(toFile: latencyPlot, atomically: true, encoding: .utf8)
                     log("latency: the curve is in \(latencyPlot)")
                 }
-                report.append(("latency_every_client_got_every_phase", .object(counts.map { (String($0), .bool(complete[$0] ?? false)) })))
+                if helloProbeMs != nil {
+                    report.append(("hello_while_streaming_us", .fields(counts.map { n in
+                        let p = Percentiles(helloSamples[n] ?? [])
+                        return (String(n), .fields([
+                            ("p50", .num(p?.p50, digits: 0)), ("p99", .num(p?.p99, digits: 0)), ("samples", .integer(p?.count ?? 0)),
+                        ]))
+                    })))
+                }
+                report.append(("latency_every_client_got_every_phase", .fields(counts.map { (String($0), .bool(complete[$0] ?? false)) })))
                 if let rss100 { details.append(("rss_100_clients_kb", .integer(rss100))) }
                 peak100 = peak
             }
@@ -305,7 +320,7 @@ struct EdgeSwipeBench: ParsableCommand {
                 // which also holds the whole replayed recording in memory (a live daemon holds none).
                 log("memory: 100 clients connected to the idle daemon")
                 let with100 = try bench.rssWithClients(100)
-                var rss: [(String, JSON)] = [
+                var rss: [(String, JSONValue)] = [
                     ("0_clients", .num(idle.map { Double($0.rssKB) / 1024 }, digits: 2)),
                     ("100_clients", .num(with100.map { Double($0.rssKB) / 1024 }, digits: 2)),
                     ("0_clients_anon", .num(idle.map { Double($0.sample.rssAnonKB) / 1024 }, digits: 2)),
@@ -321,13 +336,13 @@ struct EdgeSwipeBench: ParsableCommand {
                     rss.append(("100_clients_streaming", .num(Double(peak100.rssKB) / 1024, digits: 2)))
                     rss.append(("100_clients_streaming_anon", .num(Double(peak100.rssAnonKB) / 1024, digits: 2)))
                 }
-                report.append(("rss_mb", .object(rss)))
+                report.append(("rss_mb", .fields(rss)))
                 let gateSeconds = min(idleSeconds, 3)
                 log("idle: \(gateSeconds) s waiting at --wait-for-clients with nobody connecting")
                 let gate = try bench.gateIdle(seconds: gateSeconds)
                 log("idle: \(idleSeconds) s of live input (libinput udev backend) on this machine")
                 let live = try bench.liveIdle(seconds: idleSeconds, settle: idleSettle)
-                details.append(("idle", .object([
+                details.append(("idle", .fields([
                     ("replay_idle", idle?.json ?? .null),
                     ("wait_for_clients_gate", gate?.json ?? .null),
                     ("live_udev", live?.json ?? .null),
@@ -337,7 +352,7 @@ struct EdgeSwipeBench: ParsableCommand {
             if wants("startup") {
                 log("startup: \(startupRuns) runs")
                 let s = try bench.startup(runs: startupRuns)
-                if case .object(let fields) = s, let v = fields.first(where: { $0.0 == "startup_ms" })?.1 {
+                if case .object(let fields) = s, let v = fields["startup_ms"] {
                     report.append(("startup_ms", v))
                 }
                 details.append(("startup", s))
@@ -346,14 +361,14 @@ struct EdgeSwipeBench: ParsableCommand {
         }
 
         details.append(("seconds", .num(monotonicSeconds() - started, digits: 1)))
-        report.append(("details", .object(details)))
+        report.append(("details", .fields(details)))
         report.append(("notes", .array(notes.map { .string($0) })))
-        let object = JSON.object(report)
+        let object = JSONValue.fields(report)
         if json {
-            print(object.render())
+            print(object.rendered())
         } else {
             for (key, value) in report where key != "details" {
-                print("\(key): \(value.render(pretty: false))")
+                print("\(key): \(value.rendered(pretty: false))")
             }
         }
     }
@@ -375,7 +390,7 @@ struct EdgeSwipeBench: ParsableCommand {
         ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
     }
 
-    private func machine() -> JSON {
+    private func machine() -> JSONValue {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
             .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown"
@@ -392,7 +407,7 @@ struct EdgeSwipeBench: ParsableCommand {
             let swift = "< 6.2"
         #endif
         let load = loadAverage()
-        return .object([
+        return .fields([
             ("nproc", .integer(nproc())),
             ("cpu", .string(model)),
             ("kernel", .string(release)),
@@ -406,19 +421,24 @@ struct EdgeSwipeBench: ParsableCommand {
 extension LatencyCurve {
     /// The curve of a saved `edgeswipe-bench --json` run: its `latency_us`, its 1-hop floor and the issue-16 targets.
     init(run path: String) throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        guard let run = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let latency = run["latency_us"] as? [String: [String: Double]],
-              let details = run["details"] as? [String: Any],
-              let floor = (details["latency_floor_us"] as? [String: [String: Any]])?["1_hop"],
-              let floorP50 = floor["p50"] as? Double, let floorP99 = floor["p99"] as? Double
-        else { throw ValidationError("\(path): not an edgeswipe-bench --json run with latency_us and details.latency_floor_us.1_hop") }
+        let failure = ValidationError("\(path): not an edgeswipe-bench --json run with latency_us and details.latency_floor_us.1_hop")
+        let run: JSONValue
+        do { run = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))), maxDepth: 64) } catch {
+            throw ValidationError("\(path): \(error)")
+        }
+        guard case .object(let root) = run, case .object(let latency)? = root["latency_us"], case .object(let details)? = root["details"],
+              case .object(let floors)? = details["latency_floor_us"], case .object(let floor)? = floors["1_hop"],
+              let floorP50 = floor["p50"]?.doubleValue, let floorP99 = floor["p99"]?.doubleValue
+        else { throw failure }
         let points = latency.compactMap { key, value -> Point? in
-            guard let clients = Int(key), let p50 = value["p50"], let p99 = value["p99"] else { return nil }
+            guard let clients = Int(key), case .object(let q) = value, let p50 = q["p50"]?.doubleValue, let p99 = q["p99"]?.doubleValue
+            else { return nil }
             return Point(clients: clients, p50: p50, p99: p99)
         }
-        let rounds = (details["latency_rounds"] as? [Any])?.count ?? 1
-        let load = (run["machine"] as? [String: Any])?["load_average_at_start"] as? String ?? "?"
+        var rounds = 1
+        if case .array(let each)? = details["latency_rounds"] { rounds = each.count }
+        var load = "?"
+        if case .object(let machine)? = root["machine"], case .string(let text)? = machine["load_average_at_start"] { load = text }
         self.init(
             points: points, floorP50: floorP50, floorP99: floorP99, targets: Self.shortestPathTargets,
             caption: "edgeswipe-bench, \(rounds) round\(rounds == 1 ? "" : "s"), load \(load) at the start (\((path as NSString).lastPathComponent))")

@@ -61,7 +61,7 @@ private func helloSnapshot(_ device: TouchDevice) -> ServerSnapshot {
         config: ConfigSummary(configuration: configuration, source: "built-in"), containers: configuration.containers)
 }
 
-func measureEncoders(real: [DeviceStream], synthetic: DeviceStream, passes: Int, log: (String) -> Void) -> JSON {
+func measureEncoders(real: [DeviceStream], synthetic: DeviceStream, passes: Int, log: (String) -> Void) -> JSONValue {
     // The message kinds, from the synthetic stream's engine events.
     let workload = EncoderWorkload(seconds: 20)
     var kinds: [MessageKind] = []
@@ -94,7 +94,7 @@ func measureEncoders(real: [DeviceStream], synthetic: DeviceStream, passes: Int,
     var out: [UInt8] = []
     out.reserveCapacity(1 << 20)
 
-    var perKind: [(String, JSON)] = []
+    var perKind: [(String, JSONValue)] = []
     for kind in kinds {
         let n = kind.messages.count
         var encoder = ProtocolLineEncoder()
@@ -130,7 +130,7 @@ func measureEncoders(real: [DeviceStream], synthetic: DeviceStream, passes: Int,
         let writerBytes = kind.lines.reduce(0) { $0 + $1.count }
         let jsonBytes = kind.messages.reduce(0) { $0 + ((try? foundationEncoder.encode($1).count) ?? 0) + 1 }
         log("  \(kind.name) (\(n)): writer \(Int(writerNS)) ns, JSONEncoder \(Int(foundationNS)) / \(Int(essentialsNS)) ns, decode \(Int(decodeNS)) ns")
-        perKind.append((kind.name, .object([
+        perKind.append((kind.name, .fields([
             ("messages", .integer(n)),
             ("writer_ns", .num(writerNS, digits: 0)),
             ("foundation_json_encoder_ns", .num(foundationNS, digits: 0)),
@@ -203,11 +203,11 @@ func measureEncoders(real: [DeviceStream], synthetic: DeviceStream, passes: Int,
     let foundationRate = jsonRate(foundationEncoder)
     let essentialsRate = jsonRate(essentialsEncoder)
     log("  pipeline: writer \(Int(writerRate)), no encoding \(Int(noneRate)), JSONEncoder \(Int(foundationRate)) / \(Int(essentialsRate)) events per CPU-second")
-    return .object([
+    return .fields([
         ("what", .string("per message kind of the synthetic stream (and one hello): ns of CPU per message and allocations, for the protocol's writer (ProtocolLineEncoder), Foundation's JSONEncoder and FoundationEssentials' (encoding the same messages, decoded from the writer's lines, through their Codable conformance), and ServerMessage(line:); then the whole pipeline's evdev events per CPU-second with each")),
         ("same_json_encoder_type", .bool(ObjectIdentifier(Foundation.JSONEncoder.self) == ObjectIdentifier(FoundationEssentials.JSONEncoder.self))),
-        ("per_message", .object(perKind)),
-        ("pipeline_events_per_cpu_s", .object([
+        ("per_message", .fields(perKind)),
+        ("pipeline_events_per_cpu_s", .fields([
             ("writer", .num(writerRate, digits: 0)),
             ("foundation_json_encoder", .num(foundationRate, digits: 0)),
             ("foundation_essentials_json_encoder", .num(essentialsRate, digits: 0)),

@@ -1,5 +1,6 @@
 import EdgeSwipeBenchSupport
 import EdgeSwipeCore
+import EdgeSwipeProtocol
 import EdgeSwipeInput
 import EdgeSwipeSystem
 import Glibc
@@ -15,7 +16,7 @@ func median(_ values: [Double]) -> Double {
 /// thread (so at most one core), as the median of several passes. Each pass plays every real recording and the
 /// synthetic stream, each device on a fresh pipeline. The thread's CPU time is measured too: on a loaded machine
 /// wall time includes time the thread waited for a CPU, and events per CPU second does not.
-func measurePipeline(real: [DeviceStream], synthetic: DeviceStream, passes: Int, log: (String) -> Void) -> JSON {
+func measurePipeline(real: [DeviceStream], synthetic: DeviceStream, passes: Int, log: (String) -> Void) -> JSONValue {
     let realEvents = real.reduce(0) { $0 + $1.events.count }
     let synthEvents = synthetic.events.count
     var rates: [Double] = []
@@ -60,7 +61,7 @@ func measurePipeline(real: [DeviceStream], synthetic: DeviceStream, passes: Int,
         log("  pass \(pass + 1): \(Int(rate)) events/s")
     }
     let m = median(rates)
-    return .object([
+    return .fields([
         ("events_per_s", .num(m, digits: 0)),
         ("ns_per_event", .num(1e9 / m, digits: 1)),
         ("passes", .integer(passes)),
@@ -94,7 +95,7 @@ func opaque<T>(_ value: T) -> T { value }
 
 /// `allocs_per_event`: allocations per engine input in the recognizer and engine's steady state, and, for
 /// context, per frame of whole swipes, per evdev event of the whole pipeline and per message of the encoder.
-func measureAllocations(synthetic: DeviceStream) -> JSON {
+func measureAllocations(synthetic: DeviceStream) -> JSONValue {
     // The interposer must be in the process (it is linked in); check that it counts at all.
     let probe = countAllocations {
         let a = opaque([Int](repeating: 7, count: opaque(1000)))
@@ -132,36 +133,36 @@ func measureAllocations(synthetic: DeviceStream) -> JSON {
     let messages = encoder.count
     let e = countAllocations { for _ in 0..<messages { encoder.step() } }
 
-    return .object([
+    return .fields([
         ("interposer_active", .bool(active)),
         ("allocs_per_event", active ? .num(Double(s.mallocs) / Double(steadyFrames), digits: 4) : .null),
-        ("steady_state", .object([
+        ("steady_state", .fields([
             ("what", .string("recognizer + engine: 10 fingers down, the first driving an interactive transition back and forth; one engine input (a frame of 10 motions) per event")),
             ("frames", .integer(steadyFrames)),
             ("engine_events", .integer(steady.produced)),
             ("mallocs", .integer(s.mallocs)),
             ("bytes", .integer(s.bytes)),
         ])),
-        ("whole_swipes", .object([
+        ("whole_swipes", .fields([
             ("what", .string("recognizer + engine over the synthetic stream's frames, run-out ticks included: begin, release, run-out, completion, lifecycle and state events")),
             ("frames", .integer(fullFrames)),
             ("mallocs", .integer(f.mallocs)),
             ("allocs_per_frame", .num(Double(f.mallocs) / Double(fullFrames), digits: 4)),
         ])),
-        ("pipeline", .object([
+        ("pipeline", .fields([
             ("what", .string("decode + recognize + engine + encode, per evdev event of one pass of the synthetic stream (the pipeline built beforehand)")),
             ("evdev_events", .integer(pipelineEvents)),
             ("setup_mallocs", .integer(setupAllocs)),
             ("mallocs", .integer(p.mallocs)),
             ("allocs_per_evdev_event", .num(Double(p.mallocs) / Double(pipelineEvents), digits: 4)),
         ])),
-        ("decoder", .object([
+        ("decoder", .fields([
             ("what", .string("EvdevFrameDecoder alone, per evdev event of the synthetic stream")),
             ("evdev_events", .integer(decodeEvents)),
             ("mallocs", .integer(d.mallocs)),
             ("allocs_per_evdev_event", .num(Double(d.mallocs) / Double(decodeEvents), digits: 4)),
         ])),
-        ("encoder", .object([
+        ("encoder", .fields([
             ("what", .string("ProtocolLineEncoder, one engine event at a time")),
             ("messages", .integer(messages)),
             ("mallocs", .integer(e.mallocs)),
@@ -172,7 +173,7 @@ func measureAllocations(synthetic: DeviceStream) -> JSON {
 
 /// For `valgrind --tool=callgrind`: runs one stage over `events` evdev events' worth of the synthetic stream.
 /// Setup does not depend on `events`, so the difference between two runs (N and 2N) is the stage's cost for N.
-func runProfile(stage: String, events n: Int) throws -> JSON {
+func runProfile(stage: String, events n: Int) throws -> JSONValue {
     let stream = BenchCorpus.synthetic(seconds: 20)
     let whole = Pipeline.run(stream)
     let framesPerEvent = Double(whole.frames) / Double(stream.events.count)
@@ -200,7 +201,7 @@ func runProfile(stage: String, events n: Int) throws -> JSON {
     default:
         throw BenchError("--profile takes decode, engine, encode, pipeline, steady or setup (got \(stage))")
     }
-    return .object([
+    return .fields([
         ("stage", .string(stage)), ("evdev_events", .integer(n)), ("units", .integer(units)),
         ("stream_events", .integer(stream.events.count)), ("stream_frames", .integer(whole.frames)),
         ("stream_engine_events", .integer(whole.engineEvents)), ("stream_lines", .integer(Int(whole.lines))),

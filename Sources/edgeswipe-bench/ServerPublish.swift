@@ -8,7 +8,7 @@ import Logging
 
 /// Allocations of the server's publish path (what the daemon's input thread calls after each engine step),
 /// with no client connected: the encoding of each batch and the snapshot update, without the fan-out.
-func measureServerPublish(synthetic: DeviceStream, socketPath: String) throws -> JSON {
+func measureServerPublish(synthetic: DeviceStream, socketPath: String) throws -> JSONValue {
     // The engine's output for each frame of the synthetic stream, as the input thread would publish it.
     var batches: [[EngineEvent]] = []
     var engine = Engine(configuration: .default)
@@ -40,7 +40,7 @@ func measureServerPublish(synthetic: DeviceStream, socketPath: String) throws ->
         done.signal()
     }
     _ = done.wait(timeout: .now() + 10)
-    return .object([
+    return .fields([
         ("what", .string("EdgeSwipeServer.publish of the synthetic stream's engine output, one batch per frame, no client connected")),
         ("batches", .integer(batches.count)),
         ("events", .integer(eventCount)),

@@ -1,12 +1,13 @@
 import EdgeSwipeBenchSupport
 import EdgeSwipeCore
+import EdgeSwipeProtocol
 import EdgeSwipeFingerScript
 import EdgeSwipeSystem
 
 /// The multi-finger swipe path: the synthetic 3-finger stream through the whole pipeline (decoder, the
 /// detector, the swipe recognizer, the transition, the encoder), its allocations per evdev event once warm, and
 /// libinput's path (``Engine/handleSwipe(_:on:at:into:)``) per swipe event.
-func measureSwipes(seconds: Double, passes: Int, log: (String) -> Void) -> JSON {
+func measureSwipes(seconds: Double, passes: Int, log: (String) -> Void) -> JSONValue {
     let stream = BenchCorpus.swipes(seconds: seconds)
     _ = Pipeline.run(stream)  // warm-up
     var rates: [Double] = []
@@ -59,7 +60,7 @@ func measureSwipes(seconds: Double, passes: Int, log: (String) -> Void) -> JSON 
     let rate = median(rates)
     let libinputRate: Double = Double(timed) / (l1 - l0)
     let movingRate: Double = Double(movingFrames) / (c3 - c2)
-    var fields: [(String, JSON)] = []
+    var fields: [(String, JSONValue)] = []
     fields.append(("stream", .string(stream.name)))
     fields.append(("events_per_s", .num(rate, digits: 0)))
     fields.append(("ns_per_event", .num(1e9 / rate, digits: 1)))
@@ -77,7 +78,7 @@ func measureSwipes(seconds: Double, passes: Int, log: (String) -> Void) -> JSON 
     fields.append(("libinput_steady_allocs_per_swipe_event", .num(Double(l.mallocs) / Double(libinputSteps), digits: 4)))
     fields.append(("libinput_swipe_events_counted", .integer(libinputSteps)))
     fields.append(("libinput_swipe_transitions_completed", .integer(libinput.completed)))
-    return .object(fields)
+    return .fields(fields)
 }
 
 /// libinput's swipe events for one touchpad, step by step: begin, 30 updates of 2 mm, end, then 40 ms of ticks

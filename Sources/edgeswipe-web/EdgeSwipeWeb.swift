@@ -18,7 +18,9 @@ struct EdgeSwipeWebCommand: AsyncParsableCommand {
             whatever the number of tabs. It prints the URL, with a random token, on standard output; every request \
             needs the token (the first page load trades it for a cookie). It listens on 127.0.0.1 unless told \
             otherwise, and is read-only unless started with --control. With EDGESWIPE_WEB_TOKEN set (32 to 256 of \
-            A-Z a-z 0-9 - _), that is the token, so that a script can print the URL before the bridge is up. \
+            A-Z a-z 0-9 - _), that is the token, so that a script can print the URL before the bridge is up. It \
+            serves at most 64 tabs and 512 connections (128 from one address); a connection must send its headers \
+            within 10 s. \
             Exit status: 0 stopped; 64 bad arguments; 69 the daemon could not be reached; 77 the daemon's access \
             policy refuses this user (or grants no control where --control was asked).
             """,
@@ -71,7 +73,16 @@ struct EdgeSwipeWebCommand: AsyncParsableCommand {
             StandardError.print("edgeswipe-web: warning: listening on \(host), beyond this machine: anyone who can reach it and has the token sees every touch transition\(control ? " and can drive them" : "")")
         }
         let socketPath = socket ?? EdgeSwipeClient.defaultSocketPath(environment: ProcessEnvironment.current()) { (try? Stat(FilePath($0))) != nil }
-        let bridge = Bridge(options: Bridge.Options(socketPath: socketPath, host: host, port: port, control: control, token: Self.chosenToken), logger: logger)
+        // Every connection is a descriptor: the cap on them must fit under the open-file limit (raised to the hard
+        // one, as systemd asks of programs that do not use select), with room for the daemon's connection, the
+        // listener and the runtime's own.
+        var connections = ConnectionLimits()
+        let descriptors = OpenFileLimit.raiseToHardLimit()
+        if descriptors > 0 { connections.total = min(connections.total, max(16, descriptors - 64)) }
+        let bridge = Bridge(
+            options: Bridge.Options(
+                socketPath: socketPath, host: host, port: port, control: control, connections: connections, token: Self.chosenToken),
+            logger: logger)
         do {
             try await bridge.run { url, _ in
                 // The only line on standard output: scripts (and the tests) read the URL from it.

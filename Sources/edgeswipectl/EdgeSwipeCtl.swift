@@ -10,9 +10,10 @@ struct EdgeSwipeCtl: AsyncParsableCommand {
         commandName: "edgeswipectl",
         abstract: "Watch and drive edgeswiped, and replay touch recordings offline.",
         discussion: """
-            Exit status: 0 success; 1 the daemon refused a request (the error is printed); 65 a recording could \
-            not be parsed; 66 a file could not be read; 69 the daemon could not be reached; 74 the output could \
-            not be written; 77 the daemon's access policy refuses this user (monitor --json).
+            Exit status: 0 success; 1 the daemon refused a request (the error is printed); 64 a usage error; 65 a \
+            recording could not be parsed; 66 a file could not be read; 69 the daemon could not be reached (or a \
+            tool it needs is missing); 73 the output file could not be written (plot -o); 74 standard output could \
+            not be written (replay); 77 the daemon's access policy refuses this user (monitor --json).
             """,
         version: EdgeSwipeVersion.string,
         subcommands: [
@@ -36,7 +37,9 @@ enum CtlExit {
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66
     static let unavailable: Int32 = 69
+    /// The output file could not be written, whatever the reason (sysexits' `EX_CANTCREAT`): `plot -o`.
     static let cannotCreate: Int32 = 73
+    /// Standard output could not be written (`EX_IOERR`): `replay`.
     static let ioError: Int32 = 74
     /// The daemon does not admit this user (`EX_NOPERM`, as edgeswipe-web says it).
     static let notAdmitted: Int32 = 77

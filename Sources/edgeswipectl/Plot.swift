@@ -2,7 +2,9 @@ import ArgumentParser
 import EdgeSwipeCore
 import EdgeSwipeInput
 import EdgeSwipePlot
+import EdgeSwipeSystem
 import Foundation
+import SystemPackage
 
 /// Replays recordings exactly as `replay` does and draws what was decided, as one SVG (or PNG).
 struct Plot: ParsableCommand {
@@ -38,12 +40,19 @@ struct Plot: ParsableCommand {
         if png {
             try writePNG(svg, to: pngOutput())
         } else {
-            do { try Data(svg.utf8).write(to: URL(fileURLWithPath: output)) } catch {
-                warn("edgeswipectl: \(output): cannot write the plot: \(error.localizedDescription)")
+            // As the daemon writes its state file: a new file, then a rename; never through a symbolic link that
+            // another user may have planted where the plot goes (a shared /tmp).
+            do throws(AtomicFileWriter.ReplaceError) {
+                try AtomicFileWriter.replaceFile(at: output, with: Array(svg.utf8), permissions: Self.outputPermissions)
+            } catch {
+                warn("edgeswipectl: cannot write the plot: \(error)")
                 throw ExitCode(CtlExit.cannotCreate)
             }
         }
     }
+
+    /// rw-rw-rw- less the umask, as a file the shell's `>` makes.
+    static let outputPermissions: FilePermissions = [.ownerReadWrite, .groupReadWrite, .otherReadWrite]
 
     /// Where the PNG goes: `-o plot.svg --png` asks for a PNG and names an SVG, so the PNG is written beside it
     /// as `plot.png` (said on standard error) rather than as PNG bytes in a file called `.svg`.

@@ -1,3 +1,4 @@
+import EdgeSwipeBus
 import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
@@ -31,7 +32,6 @@ final class Daemon: Service, Sendable {
     private let serverConfiguration: ServerConfiguration
     private let initialSnapshot: ServerSnapshot
     private let router = RequestRouter()
-    private let notify: SDNotify?
     private let logger: Logger
     private let exited = Mutex<CheckedContinuation<Void, Never>?>(nil)
     private let hasExited = Mutex(false)
@@ -50,7 +50,6 @@ final class Daemon: Service, Sendable {
         self.settings = Mutex(settings)
         self.configPath = options.config
         self.logger = logger
-        notify = SDNotify.fromEnvironment()
 
         // Hardening: the saved container state replaces the configured initial state; unsafe socket modes refuse.
         let hardening = DaemonHardening(options: options, logger: logger)
@@ -73,6 +72,7 @@ final class Daemon: Service, Sendable {
         seatFollows = (settings.access.followsActiveSession && seat != nil, settings.devices.followsAccelerometer && seat != nil)
         configuration.accessContext = AccessContext(activeSessionUIDs: seat?.activeSession.map { [$0.uid] } ?? [])
         configuration.maxClients = settings.daemon.maxClients
+        configuration.maxClientsPerUser = settings.daemon.maxClientsPerUser
         configuration.stallTimeout = .seconds(settings.daemon.stallTimeoutSeconds)
         if let direct = options.directWrites { configuration.directWriteLimit = direct }
         // What a burst of clients allocated stays in glibc's arenas once they have gone, and resident: hand it
@@ -118,14 +118,13 @@ final class Daemon: Service, Sendable {
 
     private static func listener(_ socket: String?, logger: Logger) throws(StartupError) -> ServerConfiguration.Listener {
         do {
-            let fds = try SocketActivation.listeningDescriptors()
+            let fds = try ServiceManager.listeningDescriptors()
             if let fd = fds.first {
-                SocketActivation.unsetEnvironment()
                 logger.info("using the socket systemd passed (fd \(fd))")
                 return .fileDescriptor(fd)
             }
         } catch {
-            throw StartupError(exitStatus: ExitStatus.unavailable, description: "\(error)")
+            throw StartupError(exitStatus: ExitStatus.unavailable, description: "socket activation: \(error)")
         }
         if let socket { return .path(socket) }
         let environment = ProcessEnvironment.current()
@@ -268,8 +267,12 @@ final class Daemon: Service, Sendable {
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.reload(on: hangups, server: server) }
-            if let watchdog = try? Watchdog.fromEnvironment() {
-                group.addTask { await self.feedWatchdog(every: watchdog.pingInterval) }
+            do {
+                if let watchdog = try ServiceManager.watchdog() {
+                    group.addTask { await self.feedWatchdog(every: watchdog.pingInterval) }
+                }
+            } catch {
+                logger.error("the watchdog is not fed: \(error)")
             }
             // Stop on SIGTERM/SIGINT (graceful shutdown), or when the input ends (a replay without --loop).
             await withGracefulShutdownHandler {
@@ -322,7 +325,9 @@ final class Daemon: Service, Sendable {
             if fresh.devices.followsAccelerometer && !seatFollows.accelerometer {
                 logger.warning("[[devices.override]] now has rotation = \"auto\", which the daemon did not follow at start-up: restart to follow the accelerometer")
             }
-            server.setClientLimits(maxClients: fresh.daemon.maxClients, stallTimeout: .seconds(fresh.daemon.stallTimeoutSeconds))
+            server.setClientLimits(
+                maxClients: fresh.daemon.maxClients, maxClientsPerUser: fresh.daemon.maxClientsPerUser,
+                stallTimeout: .seconds(fresh.daemon.stallTimeoutSeconds))
             server.publishConfig(.reloaded, message: "reloaded \(configPath)", config: ConfigSummary(configuration: fresh.engine, source: configPath))
             logger.info("configuration reloaded", metadata: ["file": "\(configPath)"])
         } catch {
@@ -338,12 +343,12 @@ final class Daemon: Service, Sendable {
         }
     }
 
+    /// Tells systemd, when it started the daemon with `Type=notify`; a failure is logged, never fatal.
     private func sendNotify(_ states: NotifyState...) {
-        guard let notify else { return }
         do {
-            try notify.send(states)
+            try ServiceManager.notify(states)
         } catch {
-            logger.warning("sd_notify: \(error)")
+            logger.warning("\(error)")
         }
     }
 }

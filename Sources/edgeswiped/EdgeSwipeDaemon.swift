@@ -31,7 +31,7 @@ enum ExitStatus {
     /// The status for a server that could not start.
     static func forServerError(_ error: ServerError) -> Int32 {
         switch error {
-        case .socketInUse, .pathOccupied, .invalidActivation, .notAListeningSocket, .cannotRebind: unavailable
+        case .socketInUse, .pathOccupied, .notAListeningSocket, .cannotRebind: unavailable
         case .pathTooLong: usage
         case .system: osError
         case .shutDown: software

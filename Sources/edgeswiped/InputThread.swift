@@ -224,14 +224,9 @@ final class InputThread: @unchecked Sendable {
         }
     }
 
-    /// A step from a source, turned as the rotation in force says, to the engine.
+    /// A step from a source, to the engine through the rotation in force: one stage, in the input module.
     private func feed(_ step: InputStep) {
-        rotation.pass(step, to: apply)
-    }
-
-    /// A step as the engine takes it.
-    private func apply(_ step: InputStep) {
-        step.apply(to: &engine, into: &events)
+        rotation.feed(step, to: &engine, into: &events)
     }
 
     /// Handles what the system bus says, in order.
@@ -266,7 +261,7 @@ final class InputThread: @unchecked Sendable {
                 for s in sources { s.resume() }
             case .orientation(let reading):
                 guard let turned = reading.rotation else { continue }
-                rotation.accelerometerChanged(turned, at: time, apply)
+                rotation.accelerometerChanged(turned, at: time, to: &engine, into: &events)
             }
         }
     }
@@ -300,7 +295,7 @@ final class InputThread: @unchecked Sendable {
             case .setRotation(let request, let reply):
                 do {
                     let before = rotation.remembered
-                    let outcome = try rotation.set(request.setting, on: request.target, at: time, apply)
+                    let outcome = try rotation.set(request.setting, on: request.target, at: time, to: &engine, into: &events)
                     // What a client set is answered once it is on disk, like a state change.
                     if rotation.remembered != before {
                         heldReplies.append { reply(.success(outcome)) }

@@ -63,7 +63,7 @@ enum ModeChecks {
         case .path(let p):
             path = p
         case .fileDescriptor(let fd):
-            guard let bound = SocketActivation.path(of: fd) else { return }
+            guard let bound = FileDescriptor(rawValue: fd).boundUnixPath else { return }
             path = bound
             if let st = try? Stat(FilePath(bound)), isWorldWritable(st), !admitsActiveSession {
                 logger.warning("socket \(bound) is writable by every user (mode \(octal(st))): any local user can connect, and only the access policy keeps them out; set SocketMode=0660 in the socket unit (0666 is for a policy that admits \"active-session\")")

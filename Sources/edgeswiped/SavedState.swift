@@ -1,19 +1,20 @@
 import EdgeSwipeCore
 import EdgeSwipeInput
-import FoundationEssentials
+import EdgeSwipeProtocol
 
-// The state file's format: what `state.json` holds, how it is written and read back, and how a saved state is
-// checked against the configuration and against the limits every state is held to (`StateLimits`, the same ones
-// requests and the configuration pass). No I/O here: StateStore.swift reads and writes the file.
+// The state file's format: what `state.json` holds, how it is written and read back (with the protocol's JSON
+// writer and parser), and how a saved state is checked against the configuration and against the limits every state
+// is held to (`StateLimits`, the same ones requests and the configuration pass). No I/O here: StateStore.swift reads
+// and writes the file.
 
 /// The on-disk form: one object per container, with exactly the fields of its kind, like the protocol's `state`
 /// message, so that an administrator can read (and, with the daemon stopped, edit) the file.
-struct SavedState: Codable, Equatable {
+struct SavedState: Equatable {
     static let currentVersion = 1
     /// The largest state this daemon can save fits well within it (StateLimits); anything larger is not ours.
     static let maxFileBytes = StateLimits.maxStateFileBytes
 
-    struct SavedContainer: Codable, Equatable {
+    struct SavedContainer: Equatable {
         var name: String
         var kind: String
         var stack: [String]?
@@ -48,10 +49,6 @@ struct SavedState: Codable, Equatable {
     /// the daemon had them, and when none is set.
     var rotations: [RememberedRotation]?
 
-    enum CodingKeys: String, CodingKey {
-        case version, savedAt = "saved_at", generation, containers, rotations
-    }
-
     /// The saved rotations within the limits every state is held to: at most
     /// ``StateLimits/maxRememberedRotations`` (the newest), names as long as a device's name may be.
     var restoredRotations: [RememberedRotation] {
@@ -66,18 +63,15 @@ struct SavedState: Codable, Equatable {
 
 /// Why a state file cannot be written or used.
 enum StateFormatError: Error, Equatable, CustomStringConvertible {
-    /// The encoder failed (a bug: every state encodes).
-    case unencodable
     /// The encoded state is larger than a restore accepts (a bug: `StateLimits` keeps it well below).
     case tooLarge(bytes: Int)
-    /// Not a state file this daemon can read: the decoder's reason.
+    /// Not a state file this daemon can read: the reason, and where in the file.
     case invalid(String)
     /// A state file of another version.
     case unsupportedVersion(Int)
 
     var description: String {
         switch self {
-        case .unencodable: "the state cannot be encoded"
         case .tooLarge(let bytes): "the state is \(bytes) bytes, over the \(SavedState.maxFileBytes) a restore accepts"
         case .invalid(let reason): "it is not a valid state file (\(reason))"
         case .unsupportedVersion(let version):
@@ -87,37 +81,197 @@ enum StateFormatError: Error, Equatable, CustomStringConvertible {
 }
 
 extension SavedState {
-    /// The file's bytes for `containers`: sorted keys, indented, a final newline.
+    /// The file's bytes for `containers`: keys sorted, indented, a final newline.
     static func encode(
         _ containers: [Container], rotations: [RememberedRotation] = [], savedAt: Int, generation: UInt64
     ) throws(StateFormatError) -> [UInt8] {
         let state = SavedState(
             version: currentVersion, savedAt: savedAt, generation: generation, containers: containers.map(SavedContainer.init),
             rotations: rotations.isEmpty ? nil : rotations)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        var bytes: [UInt8]
-        do { bytes = Array(try encoder.encode(state)) } catch { throw .unencodable }
-        bytes.append(UInt8(ascii: "\n"))
-        guard bytes.count <= maxFileBytes else { throw .tooLarge(bytes: bytes.count) }
-        return bytes
+        var writer = JSONWriter(capacity: 4096)
+        writer.value(state.json, pretty: true)
+        writer.byte(UInt8(ascii: "\n"))
+        guard writer.count <= maxFileBytes else { throw .tooLarge(bytes: writer.count) }
+        return writer.bytes
     }
 
     /// A state file's contents, if they are a state of this version.
     static func decode(_ bytes: [UInt8]) throws(StateFormatError) -> SavedState {
-        let state: SavedState
-        do { state = try JSONDecoder().decode(SavedState.self, from: Data(bytes)) } catch { throw .invalid(describe(error)) }
-        guard state.version == currentVersion else { throw .unsupportedVersion(state.version) }
-        return state
+        let json: JSONValue
+        do { json = try JSONValue.parse(bytes, maxDepth: 16) } catch { throw .invalid("\(error)") }
+        return try SavedState(json: json)
+    }
+}
+
+// MARK: JSON
+
+// The file's keys are those of its first version (written with Foundation's `JSONEncoder` then; a test restores
+// such a file): a field without a value is left out, and fields this daemon does not know are ignored, so that a
+// file written by a newer daemon of the same version still reads.
+
+extension SavedState {
+    var json: JSONValue {
+        var file: [String: JSONValue] = ["version": .integer(Int64(version)), "containers": .array(containers.map(\.json))]
+        if let savedAt { file["saved_at"] = .integer(Int64(savedAt)) }
+        if let generation { file["generation"] = .integer(Int64(clamping: generation)) }
+        if let rotations {
+            file["rotations"] = .array(rotations.map { r in
+                var device: [String: JSONValue] = [
+                    "name": .string(r.device.name), "bus": .integer(Int64(r.device.bus)),
+                    "vendor": .integer(Int64(r.device.vendor)), "product": .integer(Int64(r.device.product)),
+                ]
+                if let phys = r.device.phys { device["phys"] = .string(phys) }
+                if let uniq = r.device.uniq { device["uniq"] = .string(uniq) }
+                return .object(["device": .object(device), "rotation": .integer(Int64(r.rotation.rawValue))])
+            })
+        }
+        return .object(file)
     }
 
-    private static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let c): return c.debugDescription
-        case DecodingError.keyNotFound(let key, _): return "'\(key.stringValue)' is missing"
-        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c):
-            return "\(c.codingPath.map(\.stringValue).joined(separator: ".")): \(c.debugDescription)"
-        default: return "\(error)"
+    /// Reads the file's JSON; the version first, so that a file of another version says so whatever its shape.
+    init(json: JSONValue) throws(StateFormatError) {
+        let file = try StateFields(json, at: "the file")
+        version = try file.required("version", StateFields.integer)
+        guard version == Self.currentVersion else { throw .unsupportedVersion(version) }
+        savedAt = try file.optional("saved_at", StateFields.integer)
+        generation = try file.optional("generation", StateFields.integer)
+        containers = try file.required("containers", StateFields.array(of: SavedContainer.init(json:at:)))
+        rotations = try file.optional("rotations", StateFields.array(of: { (json, place) throws(StateFormatError) in
+            let r = try StateFields(json, at: place)
+            let device = try r.required("device") { (json, place) throws(StateFormatError) in
+                let d = try StateFields(json, at: place)
+                return DeviceIdentity(
+                    name: try d.required("name", StateFields.string), bus: try d.required("bus", StateFields.integer),
+                    vendor: try d.required("vendor", StateFields.integer), product: try d.required("product", StateFields.integer),
+                    phys: try d.optional("phys", StateFields.string), uniq: try d.optional("uniq", StateFields.string))
+            }
+            return RememberedRotation(device: device, rotation: try r.required("rotation", StateFields.numbered))
+        }))
+    }
+}
+
+extension SavedState.SavedContainer {
+    var json: JSONValue {
+        var container: [String: JSONValue] = ["name": .string(name), "kind": .string(kind)]
+        func strings(_ list: [String]) -> JSONValue { .array(list.map { .string($0) }) }
+        if let stack { container["stack"] = strings(stack) }
+        if let tabs { container["tabs"] = strings(tabs) }
+        if let selected { container["selected"] = .integer(Int64(selected)) }
+        if let base { container["base"] = .string(base) }
+        if let presented {
+            container["presented"] = .array(presented.map { p in
+                .object([
+                    "scene": .string(p.scene), "style": .string(p.style.rawValue),
+                    "frame": .object([
+                        "x": .number(p.frame.x), "y": .number(p.frame.y), "width": .number(p.frame.width), "height": .number(p.frame.height),
+                    ]),
+                ])
+            })
+        }
+        if let children { container["children"] = strings(children) }
+        if let active { container["active"] = .integer(Int64(active)) }
+        return .object(container)
+    }
+
+    init(json: JSONValue, at place: String) throws(StateFormatError) {
+        let c = try StateFields(json, at: place)
+        name = try c.required("name", StateFields.string)
+        kind = try c.required("kind", StateFields.string)
+        stack = try c.optional("stack", StateFields.array(of: StateFields.string))
+        tabs = try c.optional("tabs", StateFields.array(of: StateFields.string))
+        selected = try c.optional("selected", StateFields.integer)
+        base = try c.optional("base", StateFields.string)
+        presented = try c.optional("presented", StateFields.array(of: { (json, place) throws(StateFormatError) in
+            let p = try StateFields(json, at: place)
+            let frame = try p.required("frame") { (json, place) throws(StateFormatError) in
+                let f = try StateFields(json, at: place)
+                return NormalizedRect(
+                    x: try f.required("x", StateFields.number), y: try f.required("y", StateFields.number),
+                    width: try f.required("width", StateFields.number), height: try f.required("height", StateFields.number))
+            }
+            return Presentation(
+                scene: try p.required("scene", StateFields.string),
+                style: try p.required("style", StateFields.named), frame: frame)
+        }))
+        children = try c.optional("children", StateFields.array(of: StateFields.string))
+        active = try c.optional("active", StateFields.integer)
+    }
+}
+
+/// One object of the state file, read field by field; a wrong field is an error that names its place:
+/// `containers[1].presented[0].frame.x: expected a number, got a string`.
+private struct StateFields {
+    let members: [String: JSONValue]
+    let place: String
+
+    init(_ json: JSONValue, at place: String) throws(StateFormatError) {
+        guard case .object(let members) = json else { throw Self.expected("an object", json, at: place) }
+        self.members = members
+        self.place = place
+    }
+
+    func required<T>(_ key: String, _ read: (JSONValue, String) throws(StateFormatError) -> T) throws(StateFormatError) -> T {
+        guard let json = members[key] else { throw .invalid("\(path(key)) is missing") }
+        return try read(json, path(key))
+    }
+
+    /// Absent or `null`: `nil`.
+    func optional<T>(_ key: String, _ read: (JSONValue, String) throws(StateFormatError) -> T) throws(StateFormatError) -> T? {
+        switch members[key] {
+        case nil, .null?: return nil
+        case let json?: return try read(json, path(key))
+        }
+    }
+
+    private func path(_ key: String) -> String { place == "the file" ? key : "\(place).\(key)" }
+
+    static func expected(_ what: String, _ json: JSONValue, at place: String) -> StateFormatError {
+        .invalid("\(place): expected \(what), got \(json.kindName)")
+    }
+
+    static func string(_ json: JSONValue, at place: String) throws(StateFormatError) -> String {
+        guard case .string(let s) = json else { throw expected("a string", json, at: place) }
+        return s
+    }
+
+    static func number(_ json: JSONValue, at place: String) throws(StateFormatError) -> Double {
+        guard let d = json.doubleValue else { throw expected("a number", json, at: place) }
+        return d
+    }
+
+    /// An integer that fits `I`; a fraction or a number out of range is an error.
+    static func integer<I: FixedWidthInteger>(_ json: JSONValue, at place: String) throws(StateFormatError) -> I {
+        guard case .integer(let i) = json else { throw expected("an integer", json, at: place) }
+        guard let value = I(exactly: i) else { throw .invalid("\(place): \(i) is out of range") }
+        return value
+    }
+
+    /// A name from a fixed set (a presentation's style).
+    static func named<R: RawRepresentable>(_ json: JSONValue, at place: String) throws(StateFormatError) -> R
+    where R.RawValue == String {
+        let name = try string(json, at: place)
+        guard let value = R(rawValue: name) else { throw .invalid("\(place): unknown value \"\(name)\"") }
+        return value
+    }
+
+    /// A number from a fixed set (a rotation's degrees).
+    static func numbered<R: RawRepresentable>(_ json: JSONValue, at place: String) throws(StateFormatError) -> R
+    where R.RawValue == Int {
+        let number: Int = try integer(json, at: place)
+        guard let value = R(rawValue: number) else { throw .invalid("\(place): unknown value \(number)") }
+        return value
+    }
+
+    /// An array whose items `element` reads; an item's place is `place[i]`.
+    static func array<T>(
+        of element: @escaping (JSONValue, String) throws(StateFormatError) -> T
+    ) -> (JSONValue, String) throws(StateFormatError) -> [T] {
+        { (json, place) throws(StateFormatError) in
+            guard case .array(let items) = json else { throw expected("an array", json, at: place) }
+            var values: [T] = []
+            values.reserveCapacity(items.count)
+            for (i, item) in items.enumerated() { values.append(try element(item, "\(place)[\(i)]")) }
+            return values
         }
     }
 }

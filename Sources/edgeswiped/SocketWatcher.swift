@@ -1,3 +1,4 @@
+import EdgeSwipeBus
 import EdgeSwipeCore
 import EdgeSwipeServer
 import EdgeSwipeSystem
@@ -28,7 +29,6 @@ final class SocketWatcher: AcceptLoopCompanion, Sendable {
     private let server: EdgeSwipeServer
     private let canRebind: Bool
     private let logger: Logger
-    private let notify: SDNotify?
     private let watch: DirectoryWatch
     /// The directory went away: nothing more will be reported, and nothing is done.
     private let finished = Mutex(false)
@@ -78,7 +78,6 @@ final class SocketWatcher: AcceptLoopCompanion, Sendable {
         self.server = server
         self.canRebind = canRebind
         self.logger = logger
-        self.notify = SDNotify.fromEnvironment()
         self.watch = watch
     }
 
@@ -205,7 +204,6 @@ final class SocketWatcher: AcceptLoopCompanion, Sendable {
     }
 
     private func sendStatus(_ text: String) {
-        guard let notify else { return }
-        do { try notify.send(.status(text)) } catch { logger.warning("sd_notify: \(error)") }
+        do { try ServiceManager.notify([.status(text)]) } catch { logger.warning("\(error)") }
     }
 }

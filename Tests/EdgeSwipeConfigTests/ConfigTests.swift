@@ -104,7 +104,10 @@ struct ConfigTests {
             s.engine.overscroll == .rubberBand(RubberBand(stiffness: 1, limit: Percent(0.1), springResponse: .milliseconds(200)))
         }),
         ("[daemon]\nmax_clients = 8\nstall_timeout_s = 5", { @Sendable (s: EdgeSwipeSettings) in s.daemon.maxClients == 8 && s.daemon.stallTimeoutSeconds == 5 }),
-        ("", { @Sendable (s: EdgeSwipeSettings) in s.daemon.maxClients == 1024 && s.daemon.stallTimeoutSeconds == 30 }),
+        ("[daemon]\nmax_clients_per_user = 5", { @Sendable (s: EdgeSwipeSettings) in s.daemon.maxClientsPerUser == 5 }),
+        ("", { @Sendable (s: EdgeSwipeSettings) in
+            s.daemon.maxClients == 1024 && s.daemon.maxClientsPerUser == 64 && s.daemon.stallTimeoutSeconds == 30
+        }),
     ] as [(String, @Sendable (EdgeSwipeSettings) -> Bool)])
     func overrides(_ text: String, _ check: @Sendable (EdgeSwipeSettings) -> Bool) throws {
         let settings = try ConfigParser.parse(text, file: "user.toml")
@@ -121,6 +124,7 @@ struct ConfigTests {
         ("[[bindings]]\ncontainer = \"app\"\n", "user.toml:1: [[bindings]] needs 'edge'"),
         ("[daemon]\ntick_hz = \"fast\"\n", "user.toml:2: 'tick_hz' must be a whole number"),
         ("[daemon]\nmax_clients = 0\n", "user.toml:2: 'max_clients' must be between 1 and 65536 (got 0)"),
+        ("[daemon]\nmax_clients_per_user = 0\n", "user.toml:2: 'max_clients_per_user' must be between 1 and 65536 (got 0)"),
         ("[daemon]\nstall_timeout_s = 0\n", "user.toml:2: 'stall_timeout_s' must be between 1 and 3600 (got 0)"),
         ("[[devices.override]]\nmatch = \"x\"\nrotation = 45\n", "user.toml:3: 'rotation' must be 0, 90, 180, 270 or \"auto\" (got 45)"),
         ("[[devices.override]]\nmatch = \"x\"\nrotation = \"sideways\"\n", "user.toml:3: 'rotation' must be 0, 90, 180, 270 or \"auto\""),

@@ -69,7 +69,7 @@ struct OutOfRangeTests {
         #expect(r.zones(containing: NormalizedPoint(x: 2, y: 0.5)) == [.right])
         _ = r.handle(.touchDown(touch: 0, at: NormalizedPoint(x: -0.3, y: 0.5), allowed: .all), at: MonotonicInstant(microseconds: 1_000_000))
         let actions = r.handle(.touchMotion(touch: 0, to: NormalizedPoint(x: 0.1, y: 0.5)), at: MonotonicInstant(microseconds: 1_010_000))
-        guard case .begin(let m)? = actions.last else {
+        guard case .output(.begin(let m))? = actions.last else {
             Issue.record("expected a begin, got \(Array(actions))")
             return
         }

@@ -59,7 +59,7 @@ struct PercentDrivenInteractiveTransitionTests: StateMachineTable {
         }
         for state in [Phase.completed, .cancelled] {
             for event in [Event.update(quarter), .finish(velocity: .zero), .cancel(velocity: .zero), .caught, .tick, .runOutEnded, .abort] {
-                rows.append(Row(state: state, event: event, expect: state, actions: [bug(event.name, state)]))
+                rows.append(Row(state: state, event: event, expect: state, actions: [bug(T.name(of: event), state)]))
             }
         }
         return rows
@@ -72,7 +72,7 @@ struct PercentDrivenInteractiveTransitionTests: StateMachineTable {
     /// tick, a catch), whether it starts an animation and whether it is progress only.
     static func describe(_ action: T.Action, after event: T.EventName) -> String {
         if let line = action.logLine { return line }
-        guard case .report(let r) = action else { return "" }
+        guard case .output(let r) = action else { return "" }
         var s = "report \(r.phase.rawValue)"
         if event != .tick && event != .caught { s += " \(r.progress.percent.value)" }
         if r.animation != nil { s += " animation" }
@@ -100,7 +100,7 @@ struct PercentDrivenInteractiveTransitionTests: StateMachineTable {
         var t = T(duration: .milliseconds(350))
         _ = t.handle(.update(Self.half), at: Self.start)
         let released = t.handle(.finish(velocity: PercentPerSecond(2)), at: Self.start)
-        guard case .report(let r)? = released.last, let spec = r.animation else {
+        guard case .output(let r)? = released.last, let spec = r.animation else {
             Issue.record("expected a report with an animation")
             return
         }
@@ -109,7 +109,7 @@ struct PercentDrivenInteractiveTransitionTests: StateMachineTable {
         #expect(spec.initialVelocity == PercentPerSecond(2))
         #expect(spec.start == Self.start)
         let ended = t.handle(.runOutEnded, at: spec.end)
-        guard case .report(let last)? = ended.last else {
+        guard case .output(let last)? = ended.last else {
             Issue.record("expected a terminal report")
             return
         }
@@ -122,7 +122,7 @@ struct PercentDrivenInteractiveTransitionTests: StateMachineTable {
         var t = T(duration: .milliseconds(350))
         _ = t.handle(.update(Self.half), at: Self.start)
         let actions = t.handle(.update(Progress(percent: Percent(.nan), velocity: PercentPerSecond(.infinity))), at: Self.start)
-        #expect(Array(actions) == [.report(T.Report(
+        #expect(Array(actions) == [.output(T.Report(
             phase: .changed, progress: Progress(percent: Percent(0.5), velocity: .zero), animation: nil, isProgressOnly: true))])
     }
 }

@@ -138,12 +138,12 @@ struct ScreenEdgePanRecognizerTests: StateMachineTable {
     static func describe(_ action: R.Action, after event: R.EventName) -> String {
         if let line = action.logLine { return line }
         switch action {
-        case .track(_, let candidates): return "track " + candidates.members.map(\.rawValue).joined(separator: ",")
-        case .begin(let m): return "begin \(m.edge.rawValue)"
-        case .change(let m): return "change \(m.edge.rawValue)"
-        case .end(let m): return "end \(m.edge.rawValue)"
-        case .cancel(let m): return "cancel \(m.edge.rawValue)"
-        case .fail(let reason, let m): return "fail \(reason.rawValue)" + (m.map { " \($0.edge.rawValue)" } ?? "")
+        case .output(.track(_, let candidates)): return "track " + candidates.members.map(\.rawValue).joined(separator: ",")
+        case .output(.begin(let m)): return "begin \(m.edge.rawValue)"
+        case .output(.change(let m)): return "change \(m.edge.rawValue)"
+        case .output(.end(let m)): return "end \(m.edge.rawValue)"
+        case .output(.cancel(let m)): return "cancel \(m.edge.rawValue)"
+        case .output(.fail(let reason, let m)): return "fail \(reason.rawValue)" + (m.map { " \($0.edge.rawValue)" } ?? "")
         case .transitioned, .bug: return ""
         }
     }
@@ -168,7 +168,7 @@ struct ScreenEdgePanRecognizerTests: StateMachineTable {
         var r = R(settings: .touchscreen, device: Self.device)
         _ = r.handle(Self.down(0), at: MonotonicInstant(microseconds: 1_000_000))
         let actions = r.handle(.touchMotion(touch: 0, to: Self.inward), at: MonotonicInstant(microseconds: 1_010_000))
-        guard case .begin(let m)? = actions.last else {
+        guard case .output(.begin(let m))? = actions.last else {
             Issue.record("expected a begin, got \(Array(actions))")
             return
         }

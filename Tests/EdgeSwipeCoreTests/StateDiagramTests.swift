@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import EdgeSwipeCore
 
-/// `docs/ARCHITECTURE.md` draws both state machines as mermaid diagrams. These tests read the diagrams and hold
+/// `docs/ARCHITECTURE.md` draws the four state machines as mermaid diagrams. These tests read the diagrams and hold
 /// them to the machines' tables: every arrow is a step some row of the table takes, and every step a row takes
 /// (a log line `old -> event -> new` with a new state) is an arrow. So the pictures cannot drift from the code.
 @Suite("State diagrams in ARCHITECTURE.md match the machines")
@@ -77,6 +77,13 @@ struct StateDiagramTests {
         Self.compare(
             drawn: try Self.arrows(inDiagramContaining: "possible --> pending"),
             taken: Self.taken(SwipeRecognizerTests.self))
+    }
+
+    @Test("the multi-finger detector's diagram is its table")
+    func detector() throws {
+        Self.compare(
+            drawn: try Self.arrows(inDiagramContaining: "idle --> counting"),
+            taken: Self.taken(MultiFingerDetectorTests.self))
     }
 
     @Test("the transition's diagram is its table")

@@ -94,12 +94,12 @@ struct SwipeRecognizerTests: StateMachineTable {
     static func describe(_ action: R.Action, after event: R.EventName) -> String {
         if let line = action.logLine { return line }
         switch action {
-        case .track(let fingers): return "track \(fingers)"
-        case .begin(let m): return "begin \(m.direction.rawValue)"
-        case .change(let m): return "change \(m.direction.rawValue)"
-        case .end(let m): return "end \(m.direction.rawValue)"
-        case .cancel(let m): return "cancel \(m.direction.rawValue)"
-        case .fail(let reason, let m): return "fail \(reason.rawValue)" + (m.map { " \($0.direction.rawValue)" } ?? "")
+        case .output(.track(let fingers)): return "track \(fingers)"
+        case .output(.begin(let m)): return "begin \(m.direction.rawValue)"
+        case .output(.change(let m)): return "change \(m.direction.rawValue)"
+        case .output(.end(let m)): return "end \(m.direction.rawValue)"
+        case .output(.cancel(let m)): return "cancel \(m.direction.rawValue)"
+        case .output(.fail(let reason, let m)): return "fail \(reason.rawValue)" + (m.map { " \($0.direction.rawValue)" } ?? "")
         case .transitioned, .bug: return ""
         }
     }
@@ -140,7 +140,7 @@ struct SwipeRecognizerTests: StateMachineTable {
         _ = r.handle(.begin(fingers: 4), at: MonotonicInstant(microseconds: 1_000_000))
         _ = r.handle(Self.mm(0, -1), at: MonotonicInstant(microseconds: 1_010_000))
         let actions = r.handle(Self.mm(0.2, -2), at: MonotonicInstant(microseconds: 1_020_000))
-        guard case .begin(let m)? = actions.last else {
+        guard case .output(.begin(let m))? = actions.last else {
             Issue.record("expected a begin, got \(Array(actions))")
             return
         }

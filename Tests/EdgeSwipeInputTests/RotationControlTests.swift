@@ -1,5 +1,5 @@
 import EdgeSwipeCore
-import EdgeSwipeInput
+@testable import EdgeSwipeInput
 import EdgeSwipeSeat
 import Testing
 

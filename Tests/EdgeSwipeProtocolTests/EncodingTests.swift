@@ -35,6 +35,9 @@ struct EncodingTests {
         #expect(events.contains { if case .presentation(let p) = $0 { p.phase == .willBegin } else { false } })
         #expect(events.contains { if case .presentation(let p) = $0 { p.completed == true } else { false } })
         #expect(events.contains { if case .interaction(let i) = $0 { i.cancelled == false } else { false } })
+        #expect(events.transitions.contains { $0.release?.finishes == true } && events.transitions.contains { $0.release?.finishes == false })
+        #expect(events.transitions.allSatisfy { ($0.release != nil) == ($0.phase == .changed && $0.interactive) }, "a projection on every finger-driven changed, and only there")
+        #expect(events.contains { if case .interaction(let i) = $0 { i.phase == .ended && i.decision != nil } else { false } })
     }
 
     @Test("one line per sent event, seq from 1 without gaps, every line decodes to the event it encodes")
@@ -70,6 +73,8 @@ struct EncodingTests {
             #expect(close(m.geometry.from.frame, e.geometry.from.frame) && close(m.geometry.to.frame, e.geometry.to.frame))
             #expect(m.geometry.from.zIndex == e.geometry.from.zIndex && m.geometry.to.onStage == e.geometry.to.onStage)
             #expect(m.geometry.dimmingAlpha.map { close($0, e.geometry.dimmingAlpha ?? .nan) } ?? (e.geometry.dimmingAlpha == nil))
+            #expect(m.release.map { close($0.projectedPercent, e.release?.projected.value ?? .nan) && close($0.threshold, e.release?.threshold.value ?? .nan) } ?? (e.release == nil))
+            #expect(m.release.map { $0.finishes == e.release?.finishes } ?? true)
             #expect((m.animation == nil) == (e.animation == nil))
             if let a = m.animation, let spec = e.animation {
                 #expect(a.curve == spec.curve.name && a.durationUS == spec.duration.value)
@@ -100,6 +105,7 @@ struct EncodingTests {
         case (.interaction(let e), .interaction(let m)):
             #expect(m.transition == e.transition.rawValue && m.container == e.container && m.phase == e.phase)
             #expect(m.cancelled == e.cancelled && close(m.percent, e.percent.value) && close(m.velocity, e.velocity.value))
+            #expect(m.release.map { close($0.projectedPercent, e.decision?.projected.value ?? .nan) && close($0.threshold, e.decision?.threshold.value ?? .nan) } ?? (e.decision == nil))
         case (.lifecycle(let e), .lifecycle(let m)):
             #expect(m.transition == e.transition.rawValue && m.container == e.container && m.scene == e.scene && m.event == e.kind)
         case (.state(let s), .state(let m)):

@@ -39,3 +39,77 @@ struct JSONWriterTests {
         #expect(back == value)
     }
 }
+
+/// ``JSONWriter/value(_:pretty:)``: the writer of documents people read (the daemon's state file, edgeswipe-bench's
+/// report), over the same writer and parser as the protocol.
+@Suite("JSON writer: documents")
+struct JSONDocumentTests {
+    private func written(_ value: JSONValue, pretty: Bool = false) -> String {
+        var writer = JSONWriter()
+        writer.value(value, pretty: pretty)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    @Test("compact: keys sorted, no whitespace", arguments: [
+        (JSONValue.null, "null"),
+        (.bool(true), "true"),
+        (.integer(-42), "-42"),
+        (.string("a/b \"c\"\n"), #""a/b \"c\"\n""#),
+        (.array([]), "[]"),
+        (.object([:]), "{}"),
+        (.object(["b": .integer(1), "a": .array([.integer(1), .string("x")]), "c": .object(["z": .null, "y": .bool(false)])]),
+         #"{"a":[1,"x"],"b":1,"c":{"y":false,"z":null}}"#),
+    ])
+    func compact(_ value: JSONValue, _ expected: String) {
+        #expect(written(value) == expected)
+    }
+
+    @Test("pretty: a member a line, two spaces a level, arrays of scalars on one line")
+    func pretty() {
+        let value = JSONValue.object([
+            "version": .integer(1),
+            "list": .array([.string("home"), .string("detail")]),
+            "empty": .array([]),
+            "rows": .array([.object(["x": .number(0.5)]), .object([:])]),
+        ])
+        #expect(written(value, pretty: true) == """
+            {
+              "empty": [],
+              "list": ["home", "detail"],
+              "rows": [
+                {
+                  "x": 0.5
+                },
+                {}
+              ],
+              "version": 1
+            }
+            """)
+    }
+
+    @Test("numbers are exact: the shortest form that reads back as the same double", arguments: [
+        (0.1, "0.1"), (1.0 / 3, "0.3333333333333333"), (1.0, "1"), (-0.0, "0"), (-2.5, "-2.5"), (1e-7, "1e-07"),
+        (123456789.125, "123456789.125"), (1e15, "1000000000000000.0"), (1e300, "1e+300"), (.infinity, "null"), (.nan, "null"),
+    ])
+    func numbers(_ number: Double, _ expected: String) throws {
+        #expect(written(.number(number)) == expected)
+        guard number.isFinite else { return }
+        let back = try JSONValue.parse(Array(expected.utf8))
+        #expect(back.doubleValue == number)
+    }
+
+    @Test("what is written parses back to the same value")
+    func roundTrip() throws {
+        let value = JSONValue.object([
+            "name": .string("Nexus 4 \u{1}touch/screen \u{e9}"),
+            "size": .object(["width": .number(61.44), "height": .number(102.4)]),
+            "counts": .array([.integer(0), .integer(Int64.max), .integer(Int64.min)]),
+            "nested": .array([.array([.null, .bool(true)]), .object(["k": .string("")])]),
+        ])
+        for pretty in [false, true] {
+            var writer = JSONWriter()
+            writer.value(value, pretty: pretty)
+            #expect(try JSONValue.parse(writer.bytes) == value)
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import EdgeSwipeBus
 import EdgeSwipeCore
 import EdgeSwipeSeat
 import Foundation
@@ -8,7 +9,7 @@ import Testing
 
 extension SeatWatcher {
     /// Polls and processes until `done` holds for the changes seen so far, or `seconds` pass.
-    func changes(within seconds: Double = 10, until done: ([Change]) -> Bool) throws -> [Change] {
+    func changes(within seconds: Double = 20, until done: ([Change]) -> Bool) throws -> [Change] {
         var seen: [Change] = []
         let deadline = Date().addingTimeInterval(seconds)
         while !done(seen) && Date() < deadline {
@@ -17,6 +18,33 @@ extension SeatWatcher {
             seen += try process()
         }
         return seen
+    }
+}
+
+/// The lines a logger wrote, kept for a test to read.
+final class CapturedLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: [String] = []
+    var lines: [String] { lock.withLock { kept } }
+    func append(_ line: String) { lock.withLock { kept.append(line) } }
+
+    var logger: Logger {
+        var logger = Logger(label: "test.seat") { _ in Handler(log: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    struct Handler: LogHandler {
+        let log: CapturedLog
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            log.append("\(event.level) \(event.message)")
+        }
     }
 }
 
@@ -30,9 +58,11 @@ extension SeatWatcher {
             options: .init(seat: "seat0", followSessions: true, followAccelerometer: false, busAddress: bus.address), logger: logger)
         #expect(watcher.activeSession == .init(id: "2", uid: 1000))
 
+        // A session seen for the first time counts for nobody until logind has said whose it is (never for the
+        // previous session's user); one seen before is known at once.
         try bus.send("session 3 1001 bob")
         var seen = try watcher.changes { $0.contains(.activeSession(.init(id: "3", uid: 1001))) }
-        #expect(seen == [.activeSession(.init(id: "3", uid: 1001))])
+        #expect(seen == [.activeSession(nil), .activeSession(.init(id: "3", uid: 1001))])
 
         try bus.send("activate 2")
         seen = try watcher.changes { !$0.isEmpty }
@@ -79,6 +109,62 @@ extension SeatWatcher {
         try bus.send("deactivate")
         let seen = try watcher.changes { !$0.isEmpty }
         #expect(seen == [.activeSession(nil)])
+    }
+
+    @Test("a slow logind is never waited for: the new session counts for nobody while its user is asked, and a question that timed out is asked again")
+    func slowLogind() throws {
+        let bus = try MockSeatBus(["slow-logind"])
+        try bus.send("session a 4242 alice")
+        let watcher = try SeatWatcher(
+            options: .init(seat: "seat0", followSessions: true, followAccelerometer: false, busAddress: bus.address), logger: logger)
+        #expect(watcher.activeSession == .init(id: "a", uid: 4242))
+
+        // From now on logind answers 10 s late: longer than a question waits (SeatWatcher.callTimeout).
+        try bus.send("delay 10")
+        try bus.send("session c 4243 carol")
+        let seen = try watcher.changes { !$0.isEmpty }
+        #expect(seen == [.activeSession(nil)], "the last session logind named is c, whose user it has not said: nobody, never alice")
+        #expect(watcher.isAskingLogind)
+        #expect(waitUntil(timeout: 10) { (try? bus.send("pending")) == "ok 1" })
+        // process() returned with the question still open, and returns again at once while it is.
+        #expect(try watcher.process().isEmpty)
+        #expect(watcher.isAskingLogind && watcher.activeSession == nil)
+
+        // logind recovers: the question that timed out is asked again, and answered.
+        try bus.send("delay 0")
+        let later = try watcher.changes(within: 20) { $0.contains(.activeSession(.init(id: "c", uid: 4243))) }
+        #expect(later.last == .activeSession(.init(id: "c", uid: 4243)))
+        #expect(!watcher.isAskingLogind)
+    }
+
+    @Test("malformed readings are logged short and seldom: a value is quoted up to a limit, and repeats are counted, not written")
+    func malformedReadingsDoNotFloodTheLog() throws {
+        let bus = try MockSeatBus(["sensors"])
+        let log = CapturedLog()
+        let watcher = try SeatWatcher(
+            options: .init(seat: "seat0", followSessions: false, followAccelerometer: true, busAddress: bus.address), logger: log.logger)
+        _ = try watcher.changes { $0.contains(.orientation(.undefined)) }
+        // 100 readings that are no orientation (50 of them 100,000 characters long), then a good one.
+        try bus.send("bad-orientations 100 100000")
+        try bus.send("orientation left-up")
+        let seen = try watcher.changes(within: 30) { $0.contains(.orientation(.leftUp)) }
+        #expect(seen == [.orientation(.leftUp)])
+        let complaints = log.lines.filter { $0.contains("AccelerometerOrientation is") }
+        #expect((1...2).contains(complaints.count), "\(complaints.count) complaints")
+        let longest = log.lines.map(\.utf8.count).max() ?? 0
+        #expect(longest < 1000, "the longest line is \(longest) bytes")
+    }
+
+    @Test(
+        "a value is quoted with a limit, and what a log line must not carry raw is escaped",
+        arguments: [
+            (BusValue.string(String(repeating: "z", count: 300)), 20, "\"" + String(repeating: "z", count: 19) + "… (cut at 20 characters)"),
+            (.string("evil\n\u{202E}x"), 100, #""evil\u{A}\u{202E}x""#),
+            (.structure([.uint32(5), .array([.byte(1), .byte(2)])]), 100, "(5, [1, 2])"),
+            (.variant(.string("left-up")), 100, #"<"left-up">"#),
+        ])
+    func boundedDescription(_ value: BusValue, _ limit: Int, _ expected: String) {
+        #expect(value.description(limit: limit) == expected)
     }
 
     @Test func sleepIsReported() throws {

@@ -154,6 +154,70 @@ struct HostileClientTests {
         a.close()
         b.close()
     }
+
+    /// `count` clients, each of which must get its hello; held open by the caller.
+    static func admitted(_ count: Int, at path: String) async throws -> [TestClient] {
+        var held: [TestClient] = []
+        for _ in 0..<count {
+            let c = try TestClient(path: path)
+            #expect(try await c.readFirstMessage().type == "hello")
+            held.append(c)
+        }
+        return held
+    }
+
+    /// A newcomer, and the goodbye it got instead of a hello (`nil`: admitted; the caller holds it open).
+    static func connect(_ path: String) async throws -> (client: TestClient, refusal: GoodbyeMessage?) {
+        let client = try TestClient(path: path)
+        client.startReading()
+        let first = try await client.wait("a first message") { messages, ended in !messages.isEmpty || ended }
+        if case .goodbye(let g)? = first.first { return (client, g) }
+        return (client, nil)
+    }
+
+    @Test("read-only peers get all places but the ones kept for control; a peer that may control gets those")
+    func placesKeptForControl() async throws {
+        let dir = try TempDir()
+        let me = AccessGrant(uids: [Self.me])
+        let server = try TestServer.start(TestServer.configuration(dir.file("s.sock")) {
+            $0.maxClients = 16
+            $0.access = AccessPolicy(read: me, control: .nobody)
+        })
+        defer { Task { await server.shutdown() } }
+        let held = try await Self.admitted(15, at: dir.file("s.sock"))
+        let refused = try await Self.connect(dir.file("s.sock")).refusal
+        #expect(refused?.reason == "too-many-clients" && refused?.message.contains("kept for clients that may control") == true, "\(String(describing: refused))")
+        // The same user, now allowed to control, takes the kept place; past it, nobody gets in.
+        _ = server.applyAccessPolicy(AccessPolicy(read: me, control: me))
+        let controller = try await Self.connect(dir.file("s.sock"))
+        #expect(controller.refusal == nil)
+        let full = try await Self.connect(dir.file("s.sock")).refusal
+        #expect(full?.message.contains("16 clients are connected") == true, "\(String(describing: full))")
+        for c in held + [controller.client] { c.close() }
+    }
+
+    @Test("one user has at most maxClientsPerUser connections, unless it is the uid not counted")
+    func perUserLimit() async throws {
+        let dir = try TempDir()
+        let server = try TestServer.start(TestServer.configuration(dir.file("s.sock")) {
+            $0.maxClientsPerUser = 3
+            $0.uncountedUID = nil
+        })
+        defer { Task { await server.shutdown() } }
+        var held = try await Self.admitted(3, at: dir.file("s.sock"))
+        let refused = try await Self.connect(dir.file("s.sock")).refusal
+        #expect(refused?.message == "uid \(Self.me) has 3 connections open, as many as one user may have (max_clients_per_user); close one and try again")
+        // A place given back is taken again (once the server has seen the close).
+        held.removeFirst().close()
+        var again: TestClient? = nil
+        let deadline = ContinuousClock.now + .seconds(20)
+        while again == nil && ContinuousClock.now < deadline {
+            let attempt = try await Self.connect(dir.file("s.sock"))
+            if attempt.refusal == nil { again = attempt.client } else { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(again != nil)
+        for c in held + [again].compactMap({ $0 }) { c.close() }
+    }
 }
 
 @Suite("Outbox")

@@ -69,6 +69,62 @@ struct StreamingTests {
         #expect(server.statistics.accepted == count)
     }
 
+    @Test("clients that connect while batches fan out get a hello, then exactly the batches published after it")
+    func joinDuringFanOut() async throws {
+        // Each publish names its place in the sequence (the configuration's `source`, which a hello reports too), so
+        // a newcomer's hello says which batches it already holds: the batches it is sent must be exactly the ones
+        // after, none lost and none twice, however its registration falls against a publish's fan-out.
+        let dir = try TempDir()
+        let server = try TestServer.start(TestServer.configuration(dir.file("s.sock")))
+        defer { Task { await server.shutdown() } }
+        func publish(_ i: Int) {
+            server.publishConfig(.reloaded, message: "batch \(i)", config: ConfigSummary(configuration: Traffic.configuration, source: "s\(i)"))
+        }
+        // Readers from the start make each fan-out take a while; the pacer is one of them.
+        var readers: [TestClient] = []
+        for _ in 0..<40 {
+            let c = try TestClient(path: dir.file("s.sock"))
+            c.startReading()
+            readers.append(c)
+        }
+        for c in readers { _ = try await c.wait(for: "hello") { if case .hello = $0 { true } else { false } } }
+        let pacer = readers[0]
+        var joiners: [TestClient] = []
+        var i = 0
+        // A newcomer every few batches; the stream goes on until each has its hello (bounded, in case one never does).
+        while i < 5000 && (joiners.count < 48 || !joiners.allSatisfy({ $0.inbox.state.messages.contains { if case .hello = $0 { true } else { false } } })) {
+            i += 1
+            if i % 2 == 0 && joiners.count < 48 {
+                let c = try TestClient(path: dir.file("s.sock"))
+                c.startReading()
+                joiners.append(c)
+            }
+            publish(i)
+            // Paced by a reader, so that no backlog grows to the bound.
+            let source = "s\(i)"
+            try await pacer.wait("batch \(i)") { messages, _ in
+                messages.last.map { if case .config(let m) = $0 { m.config?.source == source } else { false } } ?? false
+            }
+        }
+        let last = i + 1
+        publish(last)
+        for (n, joiner) in joiners.enumerated() {
+            let messages = try await joiner.wait("the last batch") { messages, _ in
+                messages.contains { if case .config(let m) = $0 { m.config?.source == "s\(last)" } else { false } }
+            }
+            guard case .hello(let hello) = messages.first else { throw TestFailure("joiner \(n): the first message is not hello") }
+            let held = hello.config.source == "built-in" ? 0 : Int(hello.config.source.dropFirst()) ?? -1
+            let received = messages.compactMap { m -> Int? in
+                guard case .config(let c) = m, let source = c.config?.source else { return nil }
+                return Int(source.dropFirst())
+            }
+            #expect(held >= 0, "joiner \(n): hello says \(hello.config.source)")
+            #expect(received == Array((held + 1)...last), "joiner \(n): hello after batch \(held), then \(received.prefix(3))...")
+            #expect(messages.map(\.seq) == Array(1...UInt64(messages.count)))
+        }
+        for c in readers + joiners { c.close() }
+    }
+
     @Test("a slow client is coalesced, then cut off past the bound, while the others are unaffected")
     func slowClient() async throws {
         let dir = try TempDir()

@@ -11,7 +11,7 @@ func makeSocket(_ kind: FileDescriptor.UnixSocketKind, at path: String, listenin
     try FileDescriptor.boundUnixSocket(kind, at: UnixSocketAddress(path), backlog: listening ? 16 : nil).rawValue
 }
 
-@Suite("Socket file, activation and notification")
+@Suite("Socket file and activated sockets")
 struct SystemdTests {
     @Test("the socket is created with mode 0660; a stale file is replaced; a live socket and other files are refused")
     func socketFile() async throws {
@@ -45,7 +45,7 @@ struct SystemdTests {
         let dir = try TempDir()
         let path = dir.file("activated.sock")
         let fd = try makeSocket(.stream, at: path, listening: true)
-        #expect(SocketActivation.path(of: fd) == path)
+        #expect(FileDescriptor(rawValue: fd).boundUnixPath == path)
         let server = try TestServer.start(ServerConfiguration(listener: .fileDescriptor(fd), serverVersion: "edgeswiped test"))
         #expect(server.socketPath == path)
         #expect(throws: ServerError.self) { try server.rebind() }
@@ -98,69 +98,5 @@ struct SystemdTests {
                 return f == fd && r.contains(reason)
             }
         }
-    }
-
-    @Test("LISTEN_PID and LISTEN_FDS are honoured only for this process", arguments: [
-        (["LISTEN_PID": "\(getpid())", "LISTEN_FDS": "1"], [Int32(3)]),
-        (["LISTEN_PID": "\(getpid())", "LISTEN_FDS": "3", "LISTEN_FDNAMES": "a:b:c"], [3, 4, 5]),
-        (["LISTEN_PID": "\(getpid() + 1)", "LISTEN_FDS": "1"], []),
-        (["LISTEN_FDS": "1"], []),
-        ([:], []),
-    ])
-    func activationEnvironment(_ environment: [String: String], _ expected: [Int32]) throws {
-        #expect(try SocketActivation.listeningDescriptors(environment: environment, pid: getpid()) == expected)
-    }
-
-    @Test("malformed activation variables are errors that say which", arguments: [
-        (["LISTEN_PID": "abc", "LISTEN_FDS": "1"], "LISTEN_PID is not a process id"),
-        (["LISTEN_PID": "\(getpid())"], "LISTEN_FDS is missing"),
-        (["LISTEN_PID": "\(getpid())", "LISTEN_FDS": "-1"], "LISTEN_FDS is not a descriptor count"),
-    ])
-    func malformedActivation(_ environment: [String: String], _ reason: String) {
-        #expect {
-            try SocketActivation.listeningDescriptors(environment: environment, pid: getpid())
-        } throws: { error in
-            guard case .invalidActivation(let r) = error as? ServerError else { return false }
-            return r.contains(reason)
-        }
-    }
-
-    @Test("sd_notify reaches a datagram socket standing in for NOTIFY_SOCKET, by path and by abstract name",
-          arguments: [false, true])
-    func notify(_ abstract: Bool) throws {
-        let dir = try TempDir()
-        let name = abstract ? "@edgeswipe-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))" : dir.file("notify")
-        let receiver = try makeSocket(.datagram, at: name, listening: false)
-        defer { close(receiver) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(receiver, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let notifier = try #require(SDNotify(environment: ["NOTIFY_SOCKET": name]))
-        func receive() throws -> String {
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let n = buffer.withUnsafeMutableBytes { recv(receiver, $0.baseAddress, $0.count, 0) }
-            guard n >= 0 else { throw TestFailure("recv: errno \(errno)") }
-            return String(decoding: buffer[0..<n], as: UTF8.self)
-        }
-        try notifier.send(.ready, .status("listening on\nthe socket"))
-        #expect(try receive() == "READY=1\nSTATUS=listening on the socket")
-        try notifier.send(.watchdog)
-        #expect(try receive() == "WATCHDOG=1")
-        try notifier.send([.stopping, .mainPID(42)])
-        #expect(try receive() == "STOPPING=1\nMAINPID=42")
-        #expect(SDNotify(environment: [:]) == nil)
-        #expect(throws: NotifyError.self) { try SDNotify(socketPath: dir.file("nobody-listens")).send(.ready) }
-    }
-
-    @Test("the watchdog interval comes from WATCHDOG_USEC, for this process only", arguments: [
-        (["WATCHDOG_USEC": "20000000"], Duration?.some(.seconds(20))),
-        (["WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "\(getpid())"], .seconds(3)),
-        (["WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "\(getpid() + 1)"], nil),
-        ([:], nil),
-    ])
-    func watchdog(_ environment: [String: String], _ timeout: Duration?) throws {
-        let w = try Watchdog.fromEnvironment(environment, pid: getpid())
-        #expect(w?.timeout == timeout)
-        if let w { #expect(w.pingInterval == w.timeout / 2) }
-        #expect(throws: ServerError.self) { try Watchdog.fromEnvironment(["WATCHDOG_USEC": "soon"], pid: getpid()) }
     }
 }

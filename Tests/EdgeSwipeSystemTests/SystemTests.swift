@@ -135,6 +135,39 @@ struct FileTests {
         #expect(try directory.entries() == ["taken"])
     }
 
+    @Test("a file someone put at the temporary's name is not written into (nor a hard link's other name truncated): the write fails and leaves it")
+    func plantedTemporary() throws {
+        let dir = try TempDir()
+        let temporary = AtomicFileWriter.temporaryName(for: "plot.svg")
+        FileManager.default.createFile(atPath: dir.file("victim"), contents: Data("IMPORTANT\n".utf8))
+        try FileManager.default.linkItem(atPath: dir.file("victim"), toPath: dir.file(temporary))
+        let directory = try FileDescriptor.open(atPath: dir.path, .readOnly, options: [.directory])
+        defer { try? directory.close() }
+        #expect(throws: SystemCallError("open \(temporary)", .fileExists)) {
+            try AtomicFileWriter(directory: directory, path: dir.path).write([1, 2, 3], to: "plot.svg")
+        }
+        #expect(try String(contentsOfFile: dir.file("victim"), encoding: .utf8) == "IMPORTANT\n")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("plot.svg")))
+    }
+
+    @Test(
+        "replaceFile writes where a user named only a regular file or nothing: a symbolic link, a directory or a device is refused",
+        arguments: ["link", "folder", "/dev/null"])
+    func replaceFileRefuses(_ what: String) throws {
+        let dir = try TempDir()
+        FileManager.default.createFile(atPath: dir.file("target"), contents: Data("kept\n".utf8))
+        try FileManager.default.createSymbolicLink(atPath: dir.file("link"), withDestinationPath: dir.file("target"))
+        try FileManager.default.createDirectory(atPath: dir.file("folder"), withIntermediateDirectories: false)
+        let path = what.hasPrefix("/") ? what : dir.file(what)
+        #expect(throws: AtomicFileWriter.ReplaceError.self) {
+            try AtomicFileWriter.replaceFile(at: path, with: [1, 2, 3], permissions: [.ownerReadWrite])
+        }
+        #expect(try String(contentsOfFile: dir.file("target"), encoding: .utf8) == "kept\n")
+        #expect(try FilePath(dir.path).directoryEntries().sorted() == ["folder", "link", "target"])
+        try AtomicFileWriter.replaceFile(at: dir.file("target"), with: Array("new\n".utf8), permissions: [.ownerReadWrite])
+        #expect(try String(contentsOfFile: dir.file("target"), encoding: .utf8) == "new\n")
+    }
+
     @Test("stale temporaries of a name are removed, other files are not")
     func staleTemporaries() throws {
         let dir = try TempDir()

@@ -17,7 +17,7 @@ struct HubTests {
     @Test("a slow tab's progress lines coalesce to the newest per transition; essential lines all stay, in order")
     func coalescing() async throws {
         let hub = Hub(limits: .init(lines: 100, bytes: 1 << 20)) { Array(#"{"type":"bridge"}"#.utf8) }
-        let tab = hub.addTab()
+        let tab = try #require(hub.addTab())
         #expect(await tab.next()?.count == 1, "the welcome (no hello yet)")
         for p in stride(from: 0.1, through: 0.9, by: 0.1) {
             let (m, l) = try Self.message(Self.progress(1, p))
@@ -31,11 +31,23 @@ struct HubTests {
         #expect(tab.coalesced == 8)
     }
 
+    @Test("past maxTabs no tab is added; once one leaves, the next is")
+    func tabCap() throws {
+        let hub = Hub(maxTabs: 2) { Array(#"{"type":"bridge"}"#.utf8) }
+        let first = try #require(hub.addTab())
+        _ = try #require(hub.addTab())
+        #expect(hub.isFull)
+        #expect(hub.addTab() == nil)
+        hub.removeTab(first)
+        #expect(!hub.isFull)
+        #expect(hub.addTab() != nil)
+    }
+
     @Test("a tab past its limit is dropped; the others go on")
     func slowTabDropped() async throws {
         let hub = Hub(limits: .init(lines: 10, bytes: 1 << 20)) { Array(#"{"type":"bridge"}"#.utf8) }
-        let slow = hub.addTab()
-        let fast = hub.addTab()
+        let slow = try #require(hub.addTab())
+        let fast = try #require(hub.addTab())
         _ = await fast.next()
         for i in 0..<20 {
             let (m, l) = try Self.message(#"{"type":"lifecycle","seq":\#(i),"time_us":1,"transition":1,"container":"app","scene":"a","event":"will-appear"}"#)
@@ -58,7 +70,7 @@ struct HubTests {
             let (m, l) = try Self.message(json)
             hub.publish(m, line: l)
         }
-        let tab = hub.addTab()
+        let tab = try #require(hub.addTab())
         let batch = try #require(await tab.next()).map { String(buffer: $0) }
         #expect(batch.first == #"{"type":"bridge"}"#)
         #expect(batch.last?.contains(#""percent":0.4"#) == true)

@@ -19,20 +19,10 @@ public protocol TableDrivenStateMachine {
     mutating func handle(_ event: Event, at time: MonotonicInstant) -> ActionList<Action>
 }
 
-extension ScreenEdgePanRecognizer: TableDrivenStateMachine {
-    public var stateName: StateName { state.name }
-    public static func name(of event: Event) -> EventName { event.name }
-}
-
-extension SwipeRecognizer: TableDrivenStateMachine {
-    public var stateName: StateName { state.name }
-    public static func name(of event: Event) -> EventName { event.name }
-}
-
-extension PercentDrivenInteractiveTransition: TableDrivenStateMachine {
-    public var stateName: Phase { phase }
-    public static func name(of event: Event) -> EventName { event.name }
-}
+// The machines' shared kit (`StateMachine`, in the core) gives each of them what the table needs.
+extension ScreenEdgePanRecognizer: TableDrivenStateMachine {}
+extension SwipeRecognizer: TableDrivenStateMachine {}
+extension PercentDrivenInteractiveTransition: TableDrivenStateMachine {}
 
 /// One row of a machine's table: from `state` (reached by the table's setup for it, then `extra`), `event` leaves the
 /// machine in `expect`, having taken `actions`, in order: log lines as the machine words them, the rest as the test

@@ -150,16 +150,46 @@ struct DaemonTests {
         #expect(daemon.log.contains("using the socket systemd passed"))
     }
 
-    @Test("sd_notify: READY=1 and a status, then STOPPING=1, over a datagram socket standing in for systemd")
+    @Test("sd_notify: READY=1 and a status, WATCHDOG=1 within WATCHDOG_USEC, RELOADING=1 on SIGHUP, then STOPPING=1, over a datagram socket standing in for systemd")
     func notify() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let notify = try NotifyListener(path: dir.appendingPathComponent("notify").path)
-        let daemon = try DaemonProcess.holdingDemo(in: dir, environment: ["NOTIFY_SOCKET": notify.path], waitUntilListening: false)
+        let daemon = try DaemonProcess.holdingDemo(
+            in: dir, environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000"], waitUntilListening: false)
         #expect(notify.wait(for: "READY=1", timeoutSeconds: 30))
         #expect(notify.received.contains("STATUS="))
+        #expect(notify.wait(for: "WATCHDOG=1", timeoutSeconds: 30), "\(notify.received)")
+        daemon.signal(SIGHUP)
+        #expect(notify.wait(for: "RELOADING=1", timeoutSeconds: 30), "\(notify.received)")
         daemon.signal(SIGTERM)
         #expect(notify.wait(for: "STOPPING=1", timeoutSeconds: 30))
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test("malformed socket activation variables stop the start-up, and the message names them", arguments: ["x", "0", "-1"])
+    func malformedActivation(_ count: String) throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // LISTEN_PID must name the daemon itself: the shell's own pid, which exec hands on.
+        let daemon = try DaemonProcess(
+            ["--socket", dir.appendingPathComponent("d.sock").path, "--replay", Paths.demo.path, "--wait-for-clients", "99"],
+            directory: dir, launcher: ["/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=\(count) exec \"$0\" \"$@\""])
+        #expect(daemon.waitForExit() == 69, "\(daemon.log)")
+        #expect(daemon.log.contains("socket activation: sd_listen_fds failed"), "\(daemon.log)")
+        #expect(daemon.log.contains("LISTEN_FDS=\(count)"), "\(daemon.log)")
+    }
+
+    @Test("a malformed WATCHDOG_USEC is logged and the daemon serves on")
+    func malformedWatchdog() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try DaemonProcess.holdingDemo(in: dir, environment: ["WATCHDOG_USEC": "soon"])
+        let client = try LineClient(path: daemon.socketPath)
+        #expect(client.messages(until: { $0.type == "hello" }).last != nil)
+        #expect(daemon.log.contains("the watchdog is not fed: sd_watchdog_enabled failed"), "\(daemon.log)")
+        #expect(daemon.log.contains("WATCHDOG_USEC=soon"), "\(daemon.log)")
+        daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
     }
 

@@ -320,7 +320,7 @@ struct HardeningTests {
         #expect(third.waitForExit() == 0)
     }
 
-    @Test("a corrupt or unsafe state file is moved aside with a clear log, never fatal", arguments: ["corrupt", "version", "unsafe", "symlink"])
+    @Test("a corrupt or unsafe state file is moved aside with a clear log, never fatal", arguments: ["corrupt", "version", "wrong-type", "unsafe", "symlink"])
     func badStateFileMovedAside(_ kind: String) throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -331,6 +331,7 @@ struct HardeningTests {
         switch kind {
         case "corrupt": try #"{"version":1,"containers":[{"name":"shell","#.write(to: file, atomically: true, encoding: .utf8)
         case "version": try valid.replacingOccurrences(of: #""version":1"#, with: #""version":99"#).write(to: file, atomically: true, encoding: .utf8)
+        case "wrong-type": try valid.replacingOccurrences(of: #""selected":2"#, with: #""selected":"2""#).write(to: file, atomically: true, encoding: .utf8)
         case "unsafe":
             try valid.write(to: file, atomically: true, encoding: .utf8)
             chmod(file.path, 0o666)
@@ -345,11 +346,13 @@ struct HardeningTests {
         #expect(hello.visibleScenes["shell"] == "home", "the configured state, not the bad file's")
         let suffix = kind == "unsafe" || kind == "symlink" ? "unsafe" : "corrupt"
         #expect(daemon.log.contains("was moved aside to \(stateDir.path)/state.json.\(suffix)-"), "\(daemon.log)")
+        let reason = ["version": "it has version 99", "wrong-type": "containers[0].selected: expected an integer, got a string"][kind]
+        if let reason { #expect(daemon.log.contains(reason), "the log says why: \(daemon.log)") }
         let names = try FileManager.default.contentsOfDirectory(atPath: stateDir.path)
         #expect(names.contains { $0.hasPrefix("state.json.\(suffix)-") }, "\(names)")
         // Saving works again afterwards, into a fresh private file.
         #expect(Self.request(client, #"{"op":"select-tab","id":1,"container":"shell","index":0,"animated":false}"#, id: 1)?.type == "reply")
-        #expect(waitUntil { ((try? String(contentsOf: file, encoding: .utf8)) ?? "").contains(#""selected" : 0"#) })
+        #expect(waitUntil { ((try? String(contentsOf: file, encoding: .utf8)) ?? "").contains(#""selected": 0"#) })
         var st = stat()
         #expect(lstat(file.path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG && st.st_mode & 0o777 == 0o600)
         daemon.signal(SIGTERM)

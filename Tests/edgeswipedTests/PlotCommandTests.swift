@@ -126,6 +126,68 @@ struct PlotCommandTests {
         let unwritable = try run(Paths.edgeswipectl, ["plot", Paths.demo.path, "-o", dir.appendingPathComponent("no/such/dir.svg").path])
         #expect(unwritable.status == 73)
     }
+
+    /// The status `edgeswipectl --help` gives for "the output file could not be written".
+    static func documentedOutputStatus(in text: String) -> Int32? {
+        guard let range = text.range(of: #"(\d+) the output file could not be written"#, options: .regularExpression) else { return nil }
+        return Int32(text[range].prefix { $0.isNumber })
+    }
+
+    @Test(
+        "an output that cannot be written exits with the status --help and the README give for it",
+        arguments: ["/dev/full", "DIR", "DIR/no/such/folder/x.svg"])
+    func unwritableOutput(_ output: String) throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let help = try run(Paths.edgeswipectl, ["--help"])
+        // Both wrap their lines where they like.
+        func words(_ text: String) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        let helpStatus = try #require(Self.documentedOutputStatus(in: words(help.stdout)), "\(help.stdout)")
+        let readme = try String(contentsOf: Paths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(Self.documentedOutputStatus(in: words(readme)) == helpStatus, "the README's edgeswipectl exit statuses agree with --help")
+        let path = output.replacingOccurrences(of: "DIR", with: dir.path)
+        let r = try run(Paths.edgeswipectl, ["plot", Paths.demo.path, "-o", path])
+        #expect(r.status == helpStatus, "\(path): \(r.stderr)")
+        #expect(r.stderr.contains("cannot write the plot"), "\(r.stderr)")
+    }
+
+    @Test("replay onto a standard output that cannot be written exits 74, as --help and the README say")
+    func unwritableStandardOutput() throws {
+        func words(_ text: String) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        let help = words(try run(Paths.edgeswipectl, ["--help"]).stdout)
+        let readme = words(try String(contentsOf: Paths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8))
+        #expect(help.contains("74 standard output could not be written"), "\(help)")
+        #expect(readme.contains("74 standard output could not be written"))
+        let r = try run(URL(fileURLWithPath: "/bin/sh"), ["-c", "'\(Paths.edgeswipectl.path)' replay '\(Paths.demo.path)' --json > /dev/full"])
+        #expect(r.status == 74, "\(r.stderr)")
+    }
+
+    @Test("plot -o writes a new file and renames it into place: a planted symbolic link is refused and its target untouched; a hard link keeps the old content")
+    func outputIsReplacedNotWrittenThrough() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let victim = dir.appendingPathComponent("victim")
+        try "IMPORTANT\n".write(to: victim, atomically: false, encoding: .utf8)
+        let link = dir.appendingPathComponent("plot.svg")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: victim)
+        let refused = try run(Paths.edgeswipectl, ["plot", Paths.demo.path, "-o", link.path])
+        #expect(refused.status == 73, "\(refused.stderr)")
+        #expect(refused.stderr.contains("symbolic link"), "\(refused.stderr)")
+        #expect(try String(contentsOf: victim, encoding: .utf8) == "IMPORTANT\n")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) == victim.path, "the link is left as it was")
+
+        // A regular file is replaced by a new one: a second name for the old one still reads the old content.
+        let out = dir.appendingPathComponent("out.svg")
+        try "old\n".write(to: out, atomically: false, encoding: .utf8)
+        let other = dir.appendingPathComponent("other-name")
+        try FileManager.default.linkItem(at: out, to: other)
+        let written = try run(Paths.edgeswipectl, ["plot", Paths.demo.path, "-o", out.path])
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(try String(contentsOf: out, encoding: .utf8).contains("<svg"))
+        #expect(try String(contentsOf: other, encoding: .utf8) == "old\n")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
+        #expect(left.isEmpty, "no temporary file is left: \(left)")
+    }
 }
 
 private final class ClassCollector: NSObject, XMLParserDelegate {

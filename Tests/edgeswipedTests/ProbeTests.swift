@@ -159,7 +159,96 @@ extension ProbeTests {
             guard let c = try? LineClient(path: daemon.socketPath) else { return false }
             return c.readLine(timeoutSeconds: 5)?.contains(#""type":"hello""#) == true
         }, "a place freed by a client that left is taken by the next")
-        #expect(Hardening.waitForLog(daemon, "clients are connected (max_clients)"), "\(daemon.log)")
+        #expect(Hardening.waitForLog(daemon, "clients are connected, as many as this server takes (max_clients)"), "\(daemon.log)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
+    }
+
+    /// Connects `count` times to `socket` as uid 65534, reads each connection's first line, and holds them all
+    /// until ``release()``; ``summary`` is `hello H refused R: <the first refusal's message>`.
+    final class ReadOnlyHog {
+        let process = Process()
+        private let input = Pipe()
+        let summary: String
+
+        static let script = """
+            import json, socket, sys
+            socks, hello, refused, message = [], 0, 0, ""
+            for i in range(int(sys.argv[2])):
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(sys.argv[1])
+                line = s.makefile("rb").readline()
+                m = json.loads(line) if line else {"type": "closed"}
+                if m["type"] == "hello":
+                    hello += 1
+                else:
+                    refused += 1
+                    message = message or m.get("message", m["type"])
+                socks.append(s)
+            print("hello %d refused %d: %s" % (hello, refused, message), flush=True)
+            sys.stdin.read()
+            """
+
+        init(socket: String, count: Int) throws {
+            let python = try #require(Hardening.python3)
+            let output = Pipe()
+            process.executableURL = URL(fileURLWithPath: Hardening.setpriv)
+            process.arguments = ["--reuid=\(Hardening.nobody)", "--regid=\(Hardening.nobody)", "--clear-groups", python, "-c", Self.script, socket, "\(count)"]
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            let line = output.fileHandleForReading.availableData
+            summary = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        func release() {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+
+        deinit { release() }
+    }
+
+    @Test(
+        "a read-only user cannot lock out the owner: the last places of max_clients are kept for clients that may control",
+        .enabled(if: Hardening.canSwitchUser, "needs root, setpriv and /usr/bin/python3 to act as uid 65534"))
+    func placesKeptForControl() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (daemon, _) = try DaemonProcess.holdingDemo(
+            in: dir, config: "[daemon]\nmax_clients = 16\n[access]\nread_uids = [\(Hardening.nobody)]\ncontrol_uids = [\(getuid())]\n")
+        chmod(daemon.socketPath, 0o666)
+        // 20 read-only connections: 15 places (one of 16 is kept), or 14 while the start-up probe's is not yet given back.
+        let hog = try ReadOnlyHog(socket: daemon.socketPath, count: 20)
+        defer { hog.release() }
+        #expect(hog.summary.hasPrefix("hello 15 refused 5: ") || hog.summary.hasPrefix("hello 14 refused 6: "), "\(hog.summary)")
+        #expect(hog.summary.contains("kept for clients that may control"), "\(hog.summary)")
+        // The owner, who may control, still gets in and drives the daemon.
+        let owner = try LineClient(path: daemon.socketPath)
+        #expect(owner.messages(until: { $0.type == "hello" || $0.type == "goodbye" }).last?.type == "hello")
+        owner.close()
+        let push = try run(Paths.edgeswipectl, ["push", "app", "details", "--socket", daemon.socketPath])
+        #expect(push.status == 0, "\(push.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
+    }
+
+    @Test(
+        "one user has at most max_clients_per_user connections; the daemon's own user is not counted",
+        .enabled(if: Hardening.canSwitchUser, "needs root, setpriv and /usr/bin/python3 to act as uid 65534"))
+    func perUserLimit() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (daemon, _) = try DaemonProcess.holdingDemo(
+            in: dir, config: "[daemon]\nmax_clients_per_user = 12\n[access]\nread_uids = [\(Hardening.nobody)]\ncontrol_uids = [\(getuid())]\n")
+        chmod(daemon.socketPath, 0o666)
+        let hog = try ReadOnlyHog(socket: daemon.socketPath, count: 15)
+        defer { hog.release() }
+        #expect(hog.summary == "hello 12 refused 3: uid 65534 has 12 connections open, as many as one user may have (max_clients_per_user); close one and try again", "\(hog.summary)")
+        #expect(Hardening.waitForLog(daemon, "refused a connection: uid 65534 has 12 connections open"), "\(daemon.log)")
+        // The owner is not counted: 20 of its own connections all get in.
+        let mine = try (0..<20).map { _ in try LineClient(path: daemon.socketPath) }
+        #expect(mine.allSatisfy { $0.readLine(timeoutSeconds: 10)?.contains(#""type":"hello""#) == true })
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0, "\(daemon.log)")
     }

@@ -80,6 +80,64 @@ struct SeatTests {
         #expect(daemon.waitForExit() == 0)
     }
 
+    /// When each gesture or transition message arrived, read for `seconds` of this clock (the stream is observed
+    /// for a window: a stall shows as a gap, and one that lasts to the end of the window as a gap up to its end).
+    private func arrivals(_ client: LineClient, for seconds: Double) -> (times: [ContinuousClock.Instant], end: ContinuousClock.Instant) {
+        let end = ContinuousClock.now + .seconds(seconds)
+        var times: [ContinuousClock.Instant] = []
+        while ContinuousClock.now < end {
+            guard let line = client.readLine(timeoutSeconds: max(0.01, Self.seconds(end - .now))) else { continue }
+            if line.contains(#""type":"gesture""#) || line.contains(#""type":"transition""#) { times.append(.now) }
+        }
+        return (times, end)
+    }
+
+    private func largestGap(_ times: [ContinuousClock.Instant], until end: ContinuousClock.Instant) -> Double {
+        Self.seconds(zip(times, times.dropFirst() + [end]).map { $1 - $0 }.max() ?? .zero)
+    }
+
+    private static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    @Test("a slow logind does not stall touches: while 20 session switches wait 10 s for logind's answers, the stream keeps its pace")
+    func slowLogindDoesNotStallTouches() throws {
+        let bus = try MockSeatBus(["slow-logind"])
+        try bus.send("session c 4243 carol")
+        try bus.send("session d 4244 dave")
+        try bus.send("session a 4242 alice")
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The stream's reader is admitted by its uid, whoever is active: what it sees is the input thread's pace.
+        let file = try DaemonProcess.writeConfig("[access]\nread = [\"active-session\"]\nread_uids = [\(getuid())]\n", in: dir)
+        let daemon = try DaemonProcess(
+            ["--socket", dir.appendingPathComponent("d.sock").path, "--config", file.path, "--replay", Paths.demo.path, "--loop", "--speed", "4"],
+            directory: dir, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        try daemon.waitUntilListening()
+        #expect(Hardening.waitForLog(daemon, "active session on seat0: session a (uid 4242)"), "\(daemon.log)")
+        let client = try LineClient(path: daemon.socketPath)
+        let before = arrivals(client, for: 4)
+        let usual = largestGap(before.times, until: before.end)
+        #expect(before.times.count > 10, "the demo streams")
+
+        // logind now answers 10 s late, and the seat switches between two sessions whose users it has not said.
+        try bus.send("delay 10")
+        for i in 0..<20 { try bus.send("activate \(i % 2 == 0 ? "c" : "d")") }
+        let during = arrivals(client, for: 6)
+        let pending = try bus.send("pending")
+        let stalled = largestGap([before.times.last ?? before.end] + during.times, until: during.end)
+        #expect(pending != "ok 0", "logind's answers were still pending while the stream was read (\(pending))")
+        #expect(stalled < usual + 2, "largest gap \(stalled) s while logind was slow, \(usual) s before")
+
+        // Nobody counted meanwhile (the last session named, d, has no known user); once logind answers again, the
+        // question that timed out is asked again and d's user counts.
+        #expect(daemon.log.contains("active session on seat0: none"), "\(daemon.log)")
+        try bus.send("delay 0")
+        #expect(Hardening.waitForLog(daemon, "active session on seat0: session d (uid 4244)"), "\(daemon.log)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
     @Test("static lists still admit whoever they name, whatever session is active")
     func staticListsBesideTheSession() throws {
         let bus = try MockSeatBus(["logind"])

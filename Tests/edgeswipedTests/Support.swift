@@ -17,6 +17,7 @@ enum Paths {
     static let edgeswiped = products.appendingPathComponent("edgeswiped")
     static let edgeswipectl = products.appendingPathComponent("edgeswipectl")
     static let edgeswipeWeb = products.appendingPathComponent("edgeswipe-web")
+    static let edgeswipeSession = products.appendingPathComponent("edgeswipe-session")
     /// The web tests' Python helpers.
     static let webHelpers = packageRoot.appendingPathComponent("Tests/edgeswipedTests/Web")
     static let shared = packageRoot.deletingLastPathComponent().appendingPathComponent("shared")

@@ -58,17 +58,8 @@ struct HTTPAnswer {
 /// A plain HTTP/1.1 GET over a socket, so that the test controls every header (Host included) and follows no
 /// redirect.
 func httpGet(port: Int, path: String, headers: [String: String] = [:]) throws -> HTTPAnswer {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw DaemonTestError("socket: \(errno)") }
+    let fd = try connectLoopback(port: port)
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) { p in
-        p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { throw DaemonTestError("connect: \(errno)") }
     var request = "GET \(path) HTTP/1.1\r\nConnection: close\r\n"
     var all = headers
     if all["Host"] == nil { all["Host"] = "127.0.0.1:\(port)" }
@@ -95,13 +86,37 @@ func httpGet(port: Int, path: String, headers: [String: String] = [:]) throws ->
     return HTTPAnswer(status: status, headers: fields, body: data[split.upperBound...])
 }
 
+/// A TCP socket connected to 127.0.0.1:`port`; the caller closes it.
+func connectLoopback(port: Int) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw DaemonTestError("socket: \(errno)") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) { p in
+        p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        let code = errno
+        close(fd)
+        throw DaemonTestError("connect: \(code)")
+    }
+    return fd
+}
+
 /// Runs the WebSocket probe (Web/wsprobe.py): the upgrade's status line, then the frames.
-func wsProbe(port: Int, token: String?, origin: String? = nil, host: String? = nil, send: [String] = [], until: [String] = [], count: Int = 0, timeout: Double = 20) throws -> [String] {
+func wsProbe(
+    port: Int, token: String?, origin: String? = nil, host: String? = nil, send: [String] = [], sendBytes: [[UInt8]] = [], unmasked: Bool = false,
+    until: [String] = [], count: Int = 0, timeout: Double = 20
+) throws -> [String] {
     var arguments = [Paths.webHelpers.appendingPathComponent("wsprobe.py").path, "--port", "\(port)", "--timeout", "\(timeout)"]
     if let token { arguments += ["--token", token] }
     if let origin { arguments += ["--origin", origin] }
     if let host { arguments += ["--host-header", host] }
     for s in send { arguments += ["--send", s] }
+    for b in sendBytes { arguments += ["--send-hex", b.map { String(format: "%02x", $0) }.joined()] }
+    if unmasked { arguments.append("--unmasked") }
     for u in until { arguments += ["--until", u] }
     if count > 0 { arguments += ["--count", "\(count)"] }
     let r = try run(URL(fileURLWithPath: "/usr/bin/env"), ["python3"] + arguments, timeoutSeconds: timeout + 20)
@@ -111,4 +126,26 @@ func wsProbe(port: Int, token: String?, origin: String? = nil, host: String? = n
 
 func jsonObject(_ line: String) -> [String: Any] {
     (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
+}
+
+/// A TCP connection to the bridge that starts a request and never finishes its headers (a slowloris client).
+final class HalfOpenConnection {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = try connectLoopback(port: port)
+        let start = "GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-a: "
+        _ = start.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+    }
+
+    deinit { close(fd) }
+
+    /// Whether the bridge has closed it (end of stream, or a reset), without waiting.
+    var isClosedByPeer: Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 0) > 0 else { return false }
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
+        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) || p.revents & Int16(POLLHUP | POLLERR) != 0
+    }
 }

@@ -1,3 +1,4 @@
+import EdgeSwipeTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -100,6 +101,61 @@ struct WebBridgeTests {
         let others = try wsProbe(port: controlling.port, token: controlling.token, send: [#"{"op":"status","id":1}"#, #"{"op":"push","container":"app"}"#, "not json"], until: ["code=malformed-json"])
         let codes = others.map { jsonObject($0) }.filter { $0["type"] as? String == "bridge-error" }.compactMap { $0["code"] as? String }
         #expect(codes.count == 3 && codes[0] == "unsupported" && codes[2] == "malformed-json", "\(codes)")
+    }
+
+    @Test("RFC 6455: a text frame that is not UTF-8 closes the tab with 1007, an unmasked frame with 1002; neither reaches the daemon")
+    func frameRules() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try DaemonProcess.holdingDemo(in: dir)
+        let bridge = try BridgeProcess(socket: daemon.socketPath, directory: dir, arguments: ["--control"])
+        let invalid = Array(#"{"op":"push","id":7,"container":"app","scene":"bad"#.utf8) + [0xFF, 0xFE] + Array(#"utf8"}"#.utf8)
+        let closed = try wsProbe(port: bridge.port, token: bridge.token, sendBytes: [invalid], until: ["type=bridge-reply"])
+        #expect(closed.last == "closed 1007", "\(closed.suffix(3))")
+        #expect(!closed.contains { $0.contains("bridge-reply") })
+        let unmasked = try wsProbe(port: bridge.port, token: bridge.token, send: [#"{"op":"push","id":8,"container":"app","scene":"details"}"#], unmasked: true, until: ["type=bridge-reply"])
+        #expect(unmasked.last == "closed 1002", "\(unmasked.suffix(3))")
+        let status = try run(Paths.edgeswipectl, ["status", "--socket", daemon.socketPath])
+        #expect(!status.stdout.contains("details") && !status.stdout.contains("bad"), "nothing reached the daemon: \(status.stdout)")
+        // A well-formed tab still works.
+        let fine = try wsProbe(port: bridge.port, token: bridge.token, send: [#"{"op":"push","id":9,"container":"app","scene":"details"}"#], until: ["type=bridge-reply"])
+        #expect(fine.contains { jsonObject($0)["type"] as? String == "bridge-reply" })
+    }
+
+    @Test("half-open connections cannot crowd out the page: the quietest makes room past the cap, and each is closed at the header deadline")
+    func halfOpenConnections() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try DaemonProcess.holdingDemo(in: dir)
+        let bridge = try BridgeProcess(socket: daemon.socketPath, directory: dir)
+        // 700 connections that start a request and never finish its headers (no token needed for that).
+        let parked = try (0..<700).map { _ in try HalfOpenConnection(port: bridge.port) }
+        let pid = bridge.process.processIdentifier
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+        #expect(descriptors < 512 + 40, "the bridge holds \(descriptors) descriptors for 700 parked connections")
+        let page = try httpGet(port: bridge.port, path: "/", headers: ["Authorization": "Bearer \(bridge.token)"])
+        #expect(page.status == 200, "the page loads while they are parked")
+        // The header deadline (10 s) closes every one of them.
+        #expect(waitUntil(timeout: 40) { parked.allSatisfy(\.isClosedByPeer) }, "\(parked.filter { !$0.isClosedByPeer }.count) still open")
+    }
+
+    @Test("past the cap on tabs a new tab is refused (400, no WebSocket), and gets in once one has left")
+    func tabCap() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try DaemonProcess.holdingDemo(in: dir)
+        let bridge = try BridgeProcess(socket: daemon.socketPath, directory: dir)
+        let storm = try run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["python3", Paths.webHelpers.appendingPathComponent("wsstorm.py").path, "\(bridge.port)", bridge.token, "70"], timeoutSeconds: 60)
+        #expect(storm.status == 0, "\(storm.stderr)")
+        #expect(storm.stdout.contains("opened 64"), "\(storm.stdout)")
+        #expect(storm.stdout.contains("refused 65 HTTP/1.1 400"), "\(storm.stdout)")
+        #expect(bridge.stderr.contains("refused a tab: 64 are open"), "\(bridge.stderr)")
+        // The storm's tabs are gone: a new one is served.
+        #expect(waitUntil(timeout: 20) {
+            (try? wsProbe(port: bridge.port, token: bridge.token, origin: "http://127.0.0.1:\(bridge.port)", until: ["type=hello"]))?.first?.contains(" 101 ") == true
+        })
     }
 
     @Test("the bridge refuses to start where the daemon's access rules refuse its user")

@@ -3,7 +3,9 @@
 
 Prints the HTTP status line of the upgrade, then every text frame received, one per line, until a frame matches
 --until (a JSON object with those key=value pairs), --count frames have arrived, the server closes, or --timeout.
---send lines are sent (masked, as a browser does) once the first frame has arrived.
+--send lines are sent (masked, as a browser does) once the first frame has arrived; --send-hex sends raw bytes as
+a text frame's payload (not necessarily UTF-8), and --unmasked sends every frame without a mask (which RFC 6455
+forbids a client). A close frame from the server prints `closed CODE`.
 """
 import argparse, base64, json, os, socket, struct, sys, time
 
@@ -14,6 +16,8 @@ def main():
     p.add_argument("--token")
     p.add_argument("--origin")
     p.add_argument("--send", action="append", default=[])
+    p.add_argument("--send-hex", action="append", default=[])
+    p.add_argument("--unmasked", action="store_true")
     p.add_argument("--until", action="append", default=[], help="key=value; stop after a frame with all of them")
     p.add_argument("--count", type=int, default=0)
     p.add_argument("--timeout", type=float, default=20)
@@ -69,7 +73,7 @@ def main():
             need(off + n)
             payload, buf = buf[off:off + n], buf[off + n:]
             if opcode == 8:
-                print("closed", flush=True)
+                print("closed %d" % struct.unpack(">H", payload[:2])[0] if len(payload) >= 2 else "closed", flush=True)
                 return
             if opcode != 1:
                 continue
@@ -80,12 +84,15 @@ def main():
             received += len(lines)
             if not sent:
                 sent = True
-                for line in a.send:
-                    data = line.encode()
-                    mask = os.urandom(4)
+                for data in [line.encode() for line in a.send] + [bytes.fromhex(h) for h in a.send_hex]:
+                    bit = 0 if a.unmasked else 0x80
                     header = bytes([0x81])
-                    header += bytes([0x80 | len(data)]) if len(data) < 126 else bytes([0x80 | 126]) + struct.pack(">H", len(data))
-                    s.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+                    header += bytes([bit | len(data)]) if len(data) < 126 else bytes([bit | 126]) + struct.pack(">H", len(data))
+                    if a.unmasked:
+                        s.sendall(header + data)
+                    else:
+                        mask = os.urandom(4)
+                        s.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
             objs = []
             for text in lines:
                 try:

@@ -1,6 +1,9 @@
 /// Lets a repeated event through at most once per interval and counts the ones it held back, so that a peer
-/// repeating something (connecting past `max_clients`, deleting the socket file in a loop) can neither flood the
-/// journal nor make the daemon repeat work as fast as it likes.
+/// repeating something (connecting past `max_clients`, deleting the socket file in a loop, a service on the system
+/// bus sending malformed values) can neither flood the journal nor make the daemon repeat work as fast as it likes.
+///
+/// One home for every process and module that logs what a peer controls: the server, the daemon's socket watcher,
+/// the seat watcher. A value: whoever shares one between threads keeps it under a lock.
 public struct LogThrottle: Sendable {
     /// The shortest time between two events let through, in microseconds.
     public let intervalMicroseconds: UInt64
@@ -22,6 +25,11 @@ public struct LogThrottle: Sendable {
         defer { held = 0 }
         last = now
         return (true, held)
+    }
+
+    /// The same, now (``MonotonicClock``).
+    public mutating func admit() -> (allowed: Bool, held: Int) {
+        admit(now: MonotonicClock.now().microseconds)
     }
 
     /// When the next event would go through (monotonic microseconds); `nil` if it would now.

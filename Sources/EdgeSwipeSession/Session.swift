@@ -1,0 +1,224 @@
+public import EdgeSwipeClient
+import EdgeSwipeProtocol
+import EdgeSwipeSystem
+public import Logging
+public import NIOCore
+public import SystemPackage
+
+/// The session client's core: the daemon's stream in, the rules matched, the effects carried out. Everything runs on
+/// ``eventLoop`` (the daemon client's and the compositor connections'): a message is matched and its effect's
+/// request written in the same turn of the loop that read it, and nothing here waits on another process.
+///
+/// Other parts of the session (the overlay) observe the same stream through ``observe(_:)``.
+public final class Session: @unchecked Sendable {
+    public let eventLoop: any EventLoop
+    private let logger: Logger
+    private let environment: [String: String]
+    private var matcher: RuleMatcher
+    private var app: String?
+    private let compositor: Result<any CompositorIPC, CompositorIPCError>?
+    private let keyboard: Result<VirtualKeyboard, WaylandError>?
+    private let desktopBus: Result<DesktopBus, Errno>?
+    public let commands: CommandRunner
+    /// Rules already told they cannot run here (logged once per rule and cause).
+    private var refused: Set<String> = []
+    private var observers: [@Sendable (EdgeSwipeClient.Observation) -> Void] = []
+    /// Rules fired since start (what `--check-config` and the tests count).
+    public private(set) var fired = 0
+
+    /// The parts a session is made of; tests give fakes.
+    public init(
+        rules: RuleSet, desktop: Desktop?, environment: [String: String], eventLoop: any EventLoop,
+        compositor: Result<any CompositorIPC, CompositorIPCError>?, keyboard: Result<VirtualKeyboard, WaylandError>?,
+        desktopBus: Result<DesktopBus, Errno>? = nil, commands: CommandRunner? = nil, logger: Logger
+    ) {
+        self.desktopBus = desktopBus
+        self.eventLoop = eventLoop
+        self.logger = logger
+        self.environment = environment
+        self.matcher = RuleMatcher(rules: rules, desktop: desktop)
+        self.compositor = compositor
+        self.keyboard = keyboard
+        self.commands = commands ?? CommandRunner(logger: logger)
+        if case .success(let ipc) = compositor {
+            ipc.followFocus { [weak self] app in
+                guard let self else { return }
+                if self.app != app { self.logger.debug("focus: \(app ?? "(nothing)")") }
+                self.app = app
+            }
+        }
+    }
+
+    /// The focused application, as the compositor last said.
+    public var focusedApp: String? { app }
+
+    /// What cannot work in this session, rule by rule: said once at start-up (and by `--check-config`).
+    public static func problems(of rules: RuleSet, desktop: Desktop?, compositor: CompositorIPCError?, keyboard: WaylandError?) -> [String] {
+        var out: [String] = []
+        for rule in rules.rules {
+            if let wanted = rule.match.desktop, wanted != desktop {
+                out.append("\(rule): only for compositor = \"\(wanted.rawValue)\"; this session is \(desktop?.rawValue ?? "an unknown desktop")")
+                continue
+            }
+            if let why = unavailability(of: rule.effect, desktop: desktop, compositor: compositor, keyboard: keyboard) {
+                out.append("\(rule): \(why)")
+            }
+        }
+        return out
+    }
+
+    static func unavailability(of effect: Effect, desktop: Desktop?, compositor: CompositorIPCError?, keyboard: WaylandError?) -> String? {
+        switch effect {
+        case .workspace:
+            guard let desktop, desktop.hasCompositorIPC else {
+                return "workspace rules need sway, i3, Hyprland or niri (this session is \(desktop?.rawValue ?? "an unknown desktop"))"
+            }
+            return compositor.map { "cannot reach \(desktop.rawValue): \($0)" }
+        case .sway:
+            guard desktop == .sway || desktop == .i3 else { return "needs sway or i3 ($SWAYSOCK is not set)" }
+            return compositor.map { "cannot reach \(desktop?.rawValue ?? "sway"): \($0)" }
+        case .hyprland:
+            guard desktop == .hyprland else { return "needs Hyprland ($HYPRLAND_INSTANCE_SIGNATURE is not set)" }
+            return compositor.map { "cannot reach Hyprland: \($0)" }
+        case .niri:
+            guard desktop == .niri else { return "needs niri ($NIRI_SOCKET is not set)" }
+            return compositor.map { "cannot reach niri: \($0)" }
+        case .key:
+            return keyboard.map { "keys cannot be sent: \($0)" }
+        case .kwinShortcut:
+            return desktop == .kde ? nil : "needs KDE Plasma's KWin ($XDG_CURRENT_DESKTOP names no KDE)"
+        case .gnomeOverview:
+            return desktop == .gnome ? nil : "needs GNOME Shell ($XDG_CURRENT_DESKTOP names no GNOME)"
+        case .command:
+            return nil
+        }
+    }
+
+    /// Stops following the compositor (before the event loop shuts down, so that its closed connections are not
+    /// taken for the compositor's).
+    public func stop() {
+        if case .success(let ipc)? = compositor { ipc.stop() }
+    }
+
+    /// Also hands every observation to `body` (on the event loop, after the rules): how another part of the
+    /// session (the overlay) follows the same stream.
+    public func observe(_ body: @escaping @Sendable (EdgeSwipeClient.Observation) -> Void) {
+        eventLoop.execute { self.observers.append(body) }
+    }
+
+    /// New rules, from a reload.
+    public func replace(_ rules: RuleSet) {
+        eventLoop.execute {
+            self.matcher.replace(rules)
+            self.refused.removeAll()
+        }
+    }
+
+    /// One observation of the daemon client; on the event loop.
+    public func handle(_ observation: EdgeSwipeClient.Observation) {
+        switch observation {
+        case .message(let message, _):
+            for firing in matcher.handle(message, app: app) { fire(firing) }
+        case .disconnected:
+            logger.notice("daemon: connection lost; reconnecting (nothing fires for what it missed)")
+        }
+        for body in observers { body(observation) }
+    }
+
+    /// Carries out `firing`'s effect.
+    public func fire(_ firing: Firing) {
+        fired += 1
+        let rule = firing.rule
+        logger.info("\(rule): \(firing.facts.gestureName) \(firing.phase.rawValue)\(firing.app.map { " in \($0)" } ?? "") -> \(rule.effect)")
+        switch rule.effect {
+        case .workspace, .sway, .hyprland, .niri:
+            switch compositor {
+            case .success(let ipc)?:
+                if let why = Self.unavailability(of: rule.effect, desktop: ipc.desktop, compositor: nil, keyboard: nil) {
+                    refuse(rule, why)
+                } else {
+                    ipc.perform(rule.effect, facts: firing.facts, rule: rule)
+                }
+            case .failure(let error)?:
+                refuse(rule, "cannot act: \(error)")
+            case nil:
+                refuse(rule, Self.unavailability(of: rule.effect, desktop: nil, compositor: nil, keyboard: nil) ?? "no compositor")
+            }
+        case .key(let chord):
+            switch keyboard {
+            case .success(let kb)?:
+                do { try kb.type(chord) } catch { logger.error("\(rule): cannot send \(chord): \(error)") }
+            case .failure(let error)?:
+                refuse(rule, "keys cannot be sent: \(error)")
+            case nil:
+                refuse(rule, "keys cannot be sent: no Wayland connection")
+            }
+        case .command(let argv, let timeout):
+            commands.run("\(rule)", argv: argv, timeout: timeout, environment: commandEnvironment(firing))
+        case .kwinShortcut, .gnomeOverview:
+            if let why = Self.unavailability(of: rule.effect, desktop: matcher.desktop, compositor: nil, keyboard: nil) {
+                refuse(rule, why)
+                return
+            }
+            switch desktopBus {
+            case .success(let bus)?: bus.perform(rule.effect, rule: rule)
+            case .failure(let error)?: refuse(rule, "D-Bus effects cannot run: cannot start their thread: \(error)")
+            case nil: refuse(rule, "D-Bus effects cannot run: no session bus")
+            }
+        }
+    }
+
+    private func refuse(_ rule: Rule, _ why: String) {
+        guard refused.insert("\(rule.place) \(why)").inserted else { return }
+        logger.error("\(rule): \(why) (said once; the other rules keep working)")
+    }
+
+    /// The session's environment plus the event, for a command.
+    func commandEnvironment(_ f: Firing) -> [String: String] {
+        var env = environment
+        let facts = f.facts
+        env["EDGESWIPE_RULE"] = f.rule.name
+        env["EDGESWIPE_PHASE"] = f.phase.rawValue
+        env["EDGESWIPE_TRANSITION"] = String(facts.id)
+        env["EDGESWIPE_CONTAINER"] = facts.container
+        env["EDGESWIPE_OPERATION"] = facts.operation
+        env["EDGESWIPE_FROM"] = facts.from
+        env["EDGESWIPE_TO"] = facts.to
+        env["EDGESWIPE_GESTURE"] = facts.edge != nil ? "edge" : facts.swipe != nil ? "swipe" : "requested"
+        env["EDGESWIPE_EDGE"] = facts.edge?.rawValue ?? ""
+        env["EDGESWIPE_DIRECTION"] = facts.swipe?.rawValue ?? ""
+        env["EDGESWIPE_FINGERS"] = facts.fingers.map(String.init) ?? ""
+        env["EDGESWIPE_DEVICE_KIND"] = facts.deviceKind?.rawValue ?? ""
+        env["EDGESWIPE_OUTPUT"] = facts.output ?? ""
+        env["EDGESWIPE_PERCENT"] = String(format2: facts.percent)
+        env["EDGESWIPE_VELOCITY"] = String(format2: facts.velocity)
+        env["EDGESWIPE_APP"] = f.app ?? ""
+        env["EDGESWIPE_STEP"] = f.stepDirection.map { $0 > 0 ? "+1" : "-1" } ?? ""
+        return env
+    }
+}
+
+extension String {
+    /// `x` with up to four decimals, without Foundation (`0.7`, `1`, `0.3333`).
+    init(format2 x: Double) {
+        guard x.isFinite else {
+            self = "0"
+            return
+        }
+        let scaled = (x * 10000).rounded()
+        var s = String(Int64(scaled) / 10000)
+        var fraction = abs(Int64(scaled) % 10000)
+        if scaled < 0 && s == "0" { s = "-0" }
+        if fraction == 0 {
+            self = s
+            return
+        }
+        var digits = String(fraction)
+        while digits.count < 4 { digits = "0" + digits }
+        while digits.hasSuffix("0") {
+            digits.removeLast()
+            fraction /= 10
+        }
+        self = s + "." + digits
+    }
+}

@@ -1,0 +1,161 @@
+import EdgeSwipeSession
+import EdgeSwipeSystem
+import EdgeSwipeTestSupport
+import Foundation
+import Glibc
+import SystemPackage
+
+/// A real sway, headless (`WLR_BACKENDS=headless`, pixman), for the session's tests. sway refuses to run as root, so
+/// as root (CI) it runs as `nobody`, with its own 0700 `XDG_RUNTIME_DIR`, and so do the processes that talk to it
+/// (the daemon replaying a recording and `edgeswipe-session`, through ``run(_:_:environment:)``).
+final class HeadlessSway {
+    let directory: URL
+    let runtimeDirectory: URL
+    let process = Process()
+    let logURL: URL
+    private(set) var swaySocket = ""
+    let waylandDisplay = "wayland-1"
+    /// `setpriv` arguments that drop to `nobody`, when running as root; empty otherwise.
+    let dropPrivileges: [String]
+
+    /// Why sway cannot run here (not installed), or `nil`: tests skip with it.
+    static var unavailable: String? {
+        for dir in ["/usr/bin", "/usr/local/bin"] where FileManager.default.isExecutableFile(atPath: dir + "/sway") { return nil }
+        return "sway is not installed (apt install sway): the session's compositor tests need a real one"
+    }
+
+    /// Starts sway with `config` (the output and xwayland lines are added) in a fresh directory.
+    init(config: String) throws {
+        directory = try Paths.tempDirectory()
+        runtimeDirectory = directory.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: runtimeDirectory, withIntermediateDirectories: true)
+        let root = getuid() == 0
+        dropPrivileges = root ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"] : []
+        chmod(directory.path, 0o755)
+        chmod(runtimeDirectory.path, 0o700)
+        if root {
+            chown(directory.path, 65534, 65534)
+            chown(runtimeDirectory.path, 65534, 65534)
+        }
+        let configURL = directory.appendingPathComponent("sway.conf")
+        try ("output HEADLESS-1 resolution 800x600\nxwayland disable\n" + config).write(to: configURL, atomically: true, encoding: .utf8)
+        chmod(configURL.path, 0o644)
+        logURL = directory.appendingPathComponent("sway.log")
+        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        if root { chown(logURL.path, 65534, 65534) }
+        try launch(process, ["/usr/bin/sway", "-c", configURL.path], environment: [
+            "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1",
+        ], log: logURL)
+        let found = waitUntil(timeout: 20) {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: self.runtimeDirectory.path)) ?? []
+            guard let sock = names.first(where: { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }), names.contains(self.waylandDisplay) else {
+                return !self.process.isRunning
+            }
+            self.swaySocket = self.runtimeDirectory.appendingPathComponent(sock).path
+            return true
+        }
+        guard found, process.isRunning, !swaySocket.isEmpty else {
+            throw DaemonTestError("sway did not start: \(log)")
+        }
+    }
+
+    var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+
+    /// The session's environment for a client of this sway.
+    var environment: [String: String] {
+        ["XDG_RUNTIME_DIR": runtimeDirectory.path, "WAYLAND_DISPLAY": waylandDisplay, "SWAYSOCK": swaySocket, "HOME": directory.path,
+         "PATH": "/usr/bin:/bin", "XKB_DEFAULT_LAYOUT": "us"]
+    }
+
+    /// Starts `arguments` as sway's user, with a clean environment plus `environment`, its output to `log`.
+    func launch(_ process: Process, _ arguments: [String], environment: [String: String], log: URL) throws {
+        let handle = try FileHandle(forWritingTo: log)
+        let command = dropPrivileges + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        var env = ["XDG_RUNTIME_DIR": runtimeDirectory.path, "PATH": "/usr/bin:/bin", "HOME": directory.path]
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        process.standardOutput = handle
+        process.standardError = handle
+        process.currentDirectoryURL = directory
+        try process.run()
+    }
+
+    /// A file in the directory that sway's user may write.
+    func writableFile(_ name: String) -> URL {
+        let url = directory.appendingPathComponent(name)
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        if getuid() == 0 { chown(url.path, 65534, 65534) }
+        return url
+    }
+
+    deinit {
+        // SIGKILL: sway handles SIGTERM with signal(2), and a process started by the test runner inherits the
+        // runner's blocked signals, so a SIGTERM would stay pending.
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// A test's own connection to sway's IPC: commands, and the events it subscribed to, read on a thread.
+final class SwayIPCClient: @unchecked Sendable {
+    private let fd: FileDescriptor
+    private let lock = NSLock()
+    private var frames: [I3IPCFrame.Frame] = []
+    private var buffer: [UInt8] = []
+
+    init(path: String) throws {
+        signal(SIGPIPE, SIG_IGN)
+        fd = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path))
+        try SystemThread.start(name: "sway-ipc-test", detached: true) { [self] in readLoop() }
+    }
+
+    deinit { try? fd.close() }
+
+    func send(_ type: I3IPCFrame.MessageType, _ payload: String) {
+        let frame = I3IPCFrame.encode(type, payload)
+        _ = try? frame.withUnsafeBytes { try fd.send($0) }
+    }
+
+    /// Sends `type` and waits for its reply (replies come in order; events are kept aside).
+    func request(_ type: I3IPCFrame.MessageType, _ payload: String, timeout: Double = 10) -> String? {
+        let before = replies(of: type).count
+        send(type, payload)
+        guard waitUntil(timeout: timeout, { self.replies(of: type).count > before }) else { return nil }
+        return replies(of: type).last.map { String(decoding: $0.payload, as: UTF8.self) }
+    }
+
+    func replies(of type: I3IPCFrame.MessageType) -> [I3IPCFrame.Frame] {
+        lock.lock()
+        defer { lock.unlock() }
+        return frames.filter { $0.type == type.rawValue }
+    }
+
+    /// Events of `type` (with the high bit), as JSON objects.
+    func events(_ type: UInt32) -> [[String: Any]] {
+        lock.lock()
+        let matching = frames.filter { $0.type == type }
+        lock.unlock()
+        return matching.compactMap { try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any] }
+    }
+
+    private func readLoop() {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = (try? chunk.withUnsafeMutableBytes { try fd.receive(into: $0) }) ?? 0
+            guard n > 0 else { return }
+            lock.lock()
+            buffer += chunk.prefix(n)
+            if let decoded = try? I3IPCFrame.decode(&buffer) { frames += decoded }
+            lock.unlock()
+        }
+    }
+}
+
+extension I3IPCFrame {
+    static let bindingEvent: UInt32 = eventBit | 5
+}
