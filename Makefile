@@ -1,10 +1,12 @@
-# Installs EdgeSwipe. `make install` honours PREFIX and DESTDIR, e.g.
+# Builds and installs EdgeSwipe. `make install` honours PREFIX and DESTDIR, e.g.
 #   make install DESTDIR=/tmp/pkg PREFIX=/usr
+# `make deb` builds the Debian package (scripts/package; debian/README.source).
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 BINDIR := $(PREFIX)/bin
 MANDIR := $(PREFIX)/share/man
+DOCDIR := $(PREFIX)/share/doc/edgeswipe
 ifeq ($(PREFIX),/usr)
   SYSCONFDIR ?= /etc
   UNITDIR ?= /usr/lib/systemd/system
@@ -57,9 +59,30 @@ ifneq ($(filter /%,$(STATIC_CXX_ARCHIVE)),)
   LINK_FLAGS += -Xlinker -L$(STATIC_CXX_DIR)
 endif
 SWIFT_BUILD_FLAGS ?= --static-swift-stdlib $(LINK_FLAGS)
-BIN = $(shell $(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --show-bin-path)
+# release is what users run; debian/rules passes debug for DEB_BUILD_OPTIONS=noopt (scripts/e2e-qemu's package).
+CONFIGURATION ?= release
+# SwiftPM's build folder, when not .build (scripts/e2e-qemu keeps its static builds apart).
+SCRATCH_PATH ?=
+# More `swift build` options, e.g. debian/rules' --disable-automatic-resolution: the package builds offline.
+SWIFT_EXTRA_FLAGS ?=
+SWIFT_BUILD = $(SWIFT) build -c $(CONFIGURATION) $(if $(SCRATCH_PATH),--scratch-path $(SCRATCH_PATH)) \
+  $(SWIFT_BUILD_FLAGS) $(SWIFT_EXTRA_FLAGS)
+BIN = $(shell $(SWIFT_BUILD) --show-bin-path)
 
-.PHONY: all build test install uninstall print-swift-build-flags
+# What is shipped, found rather than listed, so that a new tool or unit ships without touching this file: every
+# executable product Package.swift declares (edgeswipe-bench is a target, not a product), every unit in systemd/
+# (edgeswiped and its per-seat template) and in systemd/user/.
+PRODUCTS := $(shell sed -n 's/^ *[.]executable.name: "\([^"]*\)".*/\1/p' Package.swift)
+SYSTEM_UNITS := $(notdir $(wildcard systemd/*.service systemd/*.socket))
+USER_UNITS := $(notdir $(wildcard systemd/user/*.service systemd/user/*.socket))
+# Daemons' manual pages go in section 8, the commands' in section 1.
+SECTION_8 := edgeswiped
+section_of_product = case " $(SECTION_8) " in *" $$product "*) echo 8 ;; *) echo 1 ;; esac
+MANOUT = $(SCRATCH_DIR)/man
+# Manual pages dated by the package's changelog when there is one (reproducible builds), else today.
+MANDATE = $(if $(SOURCE_DATE_EPOCH),--date $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%d))
+
+.PHONY: all build man test install uninstall deb print-swift-build-flags print-products
 all: build
 
 # The flags of the build that `make install` ships, for scripts that build or measure the same binary
@@ -67,52 +90,64 @@ all: build
 print-swift-build-flags:
 	@echo $(SWIFT_BUILD_FLAGS)
 
+print-products:
+	@echo $(PRODUCTS)
+
 build:
-	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswiped
-	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswipectl
-	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswipe-web
-	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product edgeswipe-session
+	for product in $(PRODUCTS); do $(SWIFT_BUILD) --product $$product || exit 1; done
+
+# Manual pages come from the command-line definitions: swift-argument-parser's generate-manual reads each built
+# tool's --experimental-dump-help. It is a target of that package, not a product, so it is built as its own root
+# package, from the checkout SwiftPM already has, for this machine only (its plugin would first build every product
+# again, without our flags).
+SCRATCH_DIR = $(or $(SCRATCH_PATH),.build)
+GENERATE_MANUAL_BUILD = $(SWIFT) build -c debug --package-path $(SCRATCH_DIR)/checkouts/swift-argument-parser \
+  --scratch-path $(SCRATCH_DIR)/generate-manual --product generate-manual
+man: build
+	$(GENERATE_MANUAL_BUILD)
+	rm -rf $(MANOUT) && mkdir -p $(MANOUT)
+	generate=$$($(GENERATE_MANUAL_BUILD) --show-bin-path)/generate-manual && for product in $(PRODUCTS); do \
+		$$generate $(BIN)/$$product --section $$($(section_of_product)) $(MANDATE) --output-directory $(MANOUT) || exit 1; \
+	done
+	# A blank line in a command's discussion is a paragraph: mdoc's .Pp (groff warns about empty input lines).
+	sed -i 's/^$$/.Pp/' $(MANOUT)/*
 
 test:
 	scripts/test
 
-install: build
+deb:
+	scripts/package
+
+install: build man
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(UDEVDIR) \
 		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/edgeswipe $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
-	install -m 0755 $(BIN)/edgeswiped $(BIN)/edgeswipectl $(BIN)/edgeswipe-web $(BIN)/edgeswipe-session $(DESTDIR)$(BINDIR)/
-	for unit in edgeswiped.service edgeswiped.socket; do \
-		sed 's|/usr/local/bin|$(BINDIR)|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
-		sed 's|/usr/local/bin|$(BINDIR)|g' systemd/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit; \
-	done
-	sed 's|/usr/local/bin|$(BINDIR)|g' systemd/user/edgeswipe-session.service > $(DESTDIR)$(USERUNITDIR)/edgeswipe-session.service
-	install -d $(DESTDIR)$(PREFIX)/share/doc/edgeswipe
-	install -m 0644 config/session.toml $(DESTDIR)$(PREFIX)/share/doc/edgeswipe/session.toml.example
+	for product in $(PRODUCTS); do install -m 0755 $(BIN)/$$product $(DESTDIR)$(BINDIR)/ || exit 1; done
+	for unit in $(SYSTEM_UNITS); do sed 's|/usr/local/bin|$(BINDIR)|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit || exit 1; done
+	for unit in $(USER_UNITS); do sed 's|/usr/local/bin|$(BINDIR)|g' systemd/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit || exit 1; done
+	chmod 0644 $(addprefix $(DESTDIR)$(UNITDIR)/,$(SYSTEM_UNITS)) $(addprefix $(DESTDIR)$(USERUNITDIR)/,$(USER_UNITS))
+	# config/session.toml, the session's defaults and recipes, commented: an example a user copies to
+	# ~/.config/edgeswipe/session.toml. Under examples/, which dh_compress leaves uncompressed.
+	install -d $(DESTDIR)$(DOCDIR)/examples
+	install -m 0644 config/session.toml $(DESTDIR)$(DOCDIR)/examples/session.toml
 	install -m 0644 udev/71-edgeswipe.rules $(DESTDIR)$(UDEVDIR)/
 	install -m 0644 packaging/edgeswipe.sysusers $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf
 	[ -e $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml ] || \
 		{ scripts/system-config > $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml && \
 		  chmod 0644 $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml; }
-	# Manual pages come from the command-line definitions, through swift-argument-parser's plugin.
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual --product edgeswiped --section 8
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual --product edgeswipectl --section 1
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual --product edgeswipe-web --section 1
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual --product edgeswipe-session --section 1
-	install -m 0644 .build/plugins/GenerateManual/outputs/edgeswiped/edgeswiped.8 $(DESTDIR)$(MANDIR)/man8/
-	install -m 0644 .build/plugins/GenerateManual/outputs/edgeswipectl/edgeswipectl.1 $(DESTDIR)$(MANDIR)/man1/
-	install -m 0644 .build/plugins/GenerateManual/outputs/edgeswipe-web/edgeswipe-web.1 $(DESTDIR)$(MANDIR)/man1/
-	install -m 0644 .build/plugins/GenerateManual/outputs/edgeswipe-session/edgeswipe-session.1 $(DESTDIR)$(MANDIR)/man1/
-	for tool in edgeswiped edgeswipectl edgeswipe-web edgeswipe-session; do \
-		$(BIN)/$$tool --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/$$tool; \
-		$(BIN)/$$tool --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_$$tool; \
-		$(BIN)/$$tool --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/$$tool.fish; \
+	for product in $(PRODUCTS); do \
+		section=$$($(section_of_product)); \
+		install -m 0644 $(MANOUT)/$$product.$$section $(DESTDIR)$(MANDIR)/man$$section/ || exit 1; \
+		$(BIN)/$$product --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(BASHCOMPDIR)/$$product || exit 1; \
+		$(BIN)/$$product --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_$$product || exit 1; \
+		$(BIN)/$$product --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/$$product.fish || exit 1; \
 	done
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/edgeswiped $(DESTDIR)$(BINDIR)/edgeswipectl $(DESTDIR)$(BINDIR)/edgeswipe-web \
-		$(DESTDIR)$(BINDIR)/edgeswipe-session $(DESTDIR)$(USERUNITDIR)/edgeswipe-session.service \
-		$(DESTDIR)$(MANDIR)/man1/edgeswipe-session.1 $(DESTDIR)$(PREFIX)/share/doc/edgeswipe/session.toml.example \
-		$(DESTDIR)$(UNITDIR)/edgeswiped.service $(DESTDIR)$(UNITDIR)/edgeswiped.socket \
-		$(DESTDIR)$(USERUNITDIR)/edgeswiped.service $(DESTDIR)$(USERUNITDIR)/edgeswiped.socket \
+	for product in $(PRODUCTS); do \
+		rm -f $(DESTDIR)$(BINDIR)/$$product $(DESTDIR)$(MANDIR)/man1/$$product.1 $(DESTDIR)$(MANDIR)/man8/$$product.8 \
+			$(DESTDIR)$(BASHCOMPDIR)/$$product $(DESTDIR)$(ZSHCOMPDIR)/_$$product $(DESTDIR)$(FISHCOMPDIR)/$$product.fish; \
+	done
+	rm -f $(addprefix $(DESTDIR)$(UNITDIR)/,$(SYSTEM_UNITS)) $(addprefix $(DESTDIR)$(USERUNITDIR)/,$(USER_UNITS)) \
 		$(DESTDIR)$(UDEVDIR)/71-edgeswipe.rules $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf \
-		$(DESTDIR)$(MANDIR)/man8/edgeswiped.8 $(DESTDIR)$(MANDIR)/man1/edgeswipectl.1 $(DESTDIR)$(MANDIR)/man1/edgeswipe-web.1
+		$(DESTDIR)$(DOCDIR)/examples/session.toml

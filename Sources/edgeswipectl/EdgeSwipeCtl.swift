@@ -13,7 +13,7 @@ struct EdgeSwipeCtl: AsyncParsableCommand {
             Exit status: 0 success; 1 the daemon refused a request (the error is printed); 64 a usage error; 65 a \
             recording could not be parsed; 66 a file could not be read; 69 the daemon could not be reached (or a \
             tool it needs is missing); 73 the output file could not be written (plot -o); 74 standard output could \
-            not be written (replay).
+            not be written (replay); 77 the daemon's access policy refuses this user (monitor --json).
             """,
         version: EdgeSwipeVersion.string,
         subcommands: [
@@ -41,6 +41,8 @@ enum CtlExit {
     static let cannotCreate: Int32 = 73
     /// Standard output could not be written (`EX_IOERR`): `replay`.
     static let ioError: Int32 = 74
+    /// The daemon does not admit this user (`EX_NOPERM`, as edgeswipe-web says it).
+    static let notAdmitted: Int32 = 77
 }
 
 /// Says why the daemon at `path` could not be reached (and, when nobody listens there, what to do), and returns

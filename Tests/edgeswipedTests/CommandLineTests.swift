@@ -61,20 +61,60 @@ struct CommandLineTests {
         #expect(r.stderr.contains("frobnicate"))
     }
 
+    /// Every system unit `make install` ships: the single-seat pair and the per-seat templates.
+    static let systemUnits = ["edgeswiped.service", "edgeswiped.socket", "edgeswiped@.service", "edgeswiped@.socket"]
+
     @Test("the systemd units pass systemd-analyze verify", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"), "systemd-analyze is not installed"))
     func unitsVerify() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        for unit in ["edgeswiped.service", "edgeswiped.socket"] {
+        for unit in Self.systemUnits {
             // As `make install` does: point ExecStart at the binary being tested.
             let text = try String(contentsOf: Paths.packageRoot.appendingPathComponent("systemd/\(unit)"), encoding: .utf8)
                 .replacingOccurrences(of: "/usr/local/bin/edgeswiped", with: Paths.edgeswiped.path)
             try text.write(to: dir.appendingPathComponent(unit), atomically: true, encoding: .utf8)
         }
-        let r = try run(URL(fileURLWithPath: "/usr/bin/systemd-analyze"), ["verify", "--man=no",
-            dir.appendingPathComponent("edgeswiped.service").path, dir.appendingPathComponent("edgeswiped.socket").path])
+        // A template is verified through an instance of it.
+        let r = try run(URL(fileURLWithPath: "/usr/bin/systemd-analyze"), ["verify", "--man=no"]
+            + ["edgeswiped.service", "edgeswiped.socket", "edgeswiped@seat1.service", "edgeswiped@seat1.socket"].map { dir.appendingPathComponent($0).path })
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.isEmpty, "\(r.stderr)")
+    }
+
+    /// A per-seat template and the single-seat unit it is made from, with what names the seat in the template.
+    struct TemplatePair: Sendable, CustomTestStringConvertible {
+        var template: String
+        var single: String
+        var seatForms: [(template: String, single: String)]
+        var testDescription: String { template }
+    }
+
+    @Test("the per-seat templates are the single-seat units but for the seat, so the sandbox cannot drift", arguments: [
+        TemplatePair(template: "edgeswiped@.service", single: "edgeswiped.service", seatForms: [
+            ("Description=EdgeSwipe on %i: ", "Description=EdgeSwipe: "),
+            ("edgeswiped@%i.socket", "edgeswiped.socket"),
+            (" --seat %i", ""),
+            ("StateDirectory=edgeswipe/%i", "StateDirectory=edgeswipe"),
+        ]),
+        TemplatePair(template: "edgeswiped@.socket", single: "edgeswiped.socket", seatForms: [
+            ("Description=EdgeSwipe client socket for %i", "Description=EdgeSwipe client socket"),
+            ("ListenStream=/run/edgeswipe/%i.sock", "ListenStream=/run/edgeswipe/edgeswipe.sock"),
+        ]),
+    ])
+    func templatesMatch(_ pair: TemplatePair) throws {
+        func directives(_ unit: String) throws -> [String] {
+            try String(contentsOf: Paths.packageRoot.appendingPathComponent("systemd/\(unit)"), encoding: .utf8)
+                .split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
+        }
+        let template = try directives(pair.template)
+        let single = try directives(pair.single)
+        for form in pair.seatForms {
+            #expect(template.contains { $0.contains(form.template) }, "\(pair.template) has no \(form.template)")
+        }
+        let unseated = template.map { line in
+            pair.seatForms.reduce(line) { $0.replacingOccurrences(of: $1.template, with: $1.single) }
+        }
+        #expect(unseated == single)
     }
 }
 

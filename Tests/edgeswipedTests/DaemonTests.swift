@@ -105,7 +105,7 @@ struct DaemonTests {
         #expect(daemon.waitForExit() == 0)
     }
 
-    @Test("a peer whose uid is not allowed is rejected before any byte is sent")
+    @Test("a peer whose uid is not allowed is rejected before any byte is sent; monitor --json says so and fails")
     func peerRejected() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -121,6 +121,10 @@ struct DaemonTests {
         #expect(read(client.fd, &byte, 1) == 0, "a rejected peer gets end of stream, not a byte")
         let refused = "refused connection: peer is not in the access policy"
         #expect(Hardening.waitForLog(daemon, refused), "\(daemon.log)")
+        // A script reading the raw stream is told so, and fails: the end of a stream that never began is no stream.
+        let monitor = try run(Paths.edgeswipectl, ["monitor", "--json", "--count", "1", "--socket", daemon.socketPath])
+        #expect(monitor.status == 77 && monitor.stdout.isEmpty, "exit \(monitor.status): \(monitor.stdout)")
+        #expect(monitor.stderr.contains("does not admit uid \(getuid())"), "\(monitor.stderr)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
         let line = daemon.log.split(separator: "\n").first { $0.contains(refused) } ?? ""
