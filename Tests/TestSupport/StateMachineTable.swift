@@ -1,5 +1,9 @@
 public import EdgeSwipeCore
+// A plain `swift build` (release above all) builds this support target too, where swift-testing is not offered:
+// the checking part is for test builds only.
+#if canImport(Testing)
 public import Testing
+#endif
 
 // The table runner every state machine's test file shares. Each machine keeps its own file with its own table (every
 // (state, event) pair -> the new state and the actions, log lines included); how a row is played, how the log lines
@@ -120,6 +124,7 @@ extension StateMachineTable {
         }
     }
 
+    #if canImport(Testing)
     /// Plays `row` and checks it: the state it leaves the machine in, its actions and log lines, and that they fit
     /// the machines' inline action list. Returns the machine, for checks of what may follow.
     @discardableResult
@@ -130,4 +135,5 @@ extension StateMachineTable {
         #expect(actions.count <= 4, "the inline action list holds four", sourceLocation: sourceLocation)
         return machine
     }
+    #endif
 }
