@@ -261,9 +261,9 @@ let package = Package(
         ),
 
         // Helpers several test targets share (temporary directories, waiting on a condition, the state machines'
-        // table runner, a stream for drawing clients); no product.
+        // table runner, a stream for drawing clients, a logger read back); no product.
         .target(
-            name: "EdgeSwipeTestSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeProtocol"], path: "Tests/TestSupport",
+            name: "EdgeSwipeTestSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeProtocol", .product(name: "Logging", package: "swift-log")], path: "Tests/TestSupport",
             swiftSettings: strictSwift6),
         // Evdev events written as data and small modelled devices, for the input and the recordings tests.
         .target(

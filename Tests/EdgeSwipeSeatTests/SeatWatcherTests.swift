@@ -21,33 +21,6 @@ extension SeatWatcher {
     }
 }
 
-/// The lines a logger wrote, kept for a test to read.
-final class CapturedLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var kept: [String] = []
-    var lines: [String] { lock.withLock { kept } }
-    func append(_ line: String) { lock.withLock { kept.append(line) } }
-
-    var logger: Logger {
-        var logger = Logger(label: "test.seat") { _ in Handler(log: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    struct Handler: LogHandler {
-        let log: CapturedLog
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            log.append("\(event.level) \(event.message)")
-        }
-    }
-}
-
 @Suite(.serialized) struct SeatWatcherTests {
     let logger = Logger(label: "test.seat")
 
@@ -140,7 +113,7 @@ final class CapturedLog: @unchecked Sendable {
     @Test("malformed readings are logged short and seldom: a value is quoted up to a limit, and repeats are counted, not written")
     func malformedReadingsDoNotFloodTheLog() throws {
         let bus = try MockSeatBus(["sensors"])
-        let log = CapturedLog()
+        let log = LogCapture()
         let watcher = try SeatWatcher(
             options: .init(seat: "seat0", followSessions: false, followAccelerometer: true, busAddress: bus.address), logger: log.logger)
         _ = try watcher.changes { $0.contains(.orientation(.undefined)) }
@@ -149,9 +122,9 @@ final class CapturedLog: @unchecked Sendable {
         try bus.send("orientation left-up")
         let seen = try watcher.changes(within: 30) { $0.contains(.orientation(.leftUp)) }
         #expect(seen == [.orientation(.leftUp)])
-        let complaints = log.lines.filter { $0.contains("AccelerometerOrientation is") }
+        let complaints = log.all.filter { $0.contains("AccelerometerOrientation is") }
         #expect((1...2).contains(complaints.count), "\(complaints.count) complaints")
-        let longest = log.lines.map(\.utf8.count).max() ?? 0
+        let longest = log.all.map(\.utf8.count).max() ?? 0
         #expect(longest < 1000, "the longest line is \(longest) bytes")
     }
 
