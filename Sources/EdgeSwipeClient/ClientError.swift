@@ -6,6 +6,9 @@ public enum ClientError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Nobody listens at the socket: there is no socket file there, or only one that a daemon left when it stopped
     /// (`leftBehind`). The description says what a person can do about it.
     case noDaemon(path: String, leftBehind: Bool)
+    /// The daemon closed the connection having said nothing, neither `hello` nor `goodbye`: that is how it refuses a
+    /// peer its access policy does not admit.
+    case notAdmitted(path: String, uid: UInt32)
     /// Could not connect for another reason (and, with a reconnect policy, gave up after its attempts).
     case connectionFailed(path: String, reason: String)
     /// The connection dropped before the reply arrived.
@@ -23,6 +26,8 @@ public enum ClientError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .noDaemon(let path, let leftBehind):
             "no daemon is listening at \(path)\(leftBehind ? " (the socket file is left from one that stopped)" : ""). \(EdgeSwipeClient.noDaemonAdvice)"
+        case .notAdmitted(let path, let uid):
+            "\(path): the daemon closed the connection without a hello: its [access] policy does not admit uid \(uid); ask for read access (the socket's group, or access.read in the daemon's configuration)"
         case .connectionFailed(let path, let reason): "cannot connect to \(path): \(reason)"
         case .disconnected(let path): "\(path): the connection closed before the reply arrived"
         case .timedOut(let op, let after): "\(op): no reply within \(after)"

@@ -45,8 +45,8 @@ public final class EdgeSwipeClient: Sendable {
         if ownsGroup { group.shutdownGracefully { _ in } }
     }
 
-    /// The ``ClientError/connectionFailed(path:reason:)`` reason when the connection was made and the server
-    /// closed it: without a hello, that is how the daemon refuses a peer its access policy does not admit.
+    /// The ``ClientError/connectionFailed(path:reason:)`` reason when the connection was made, the server spoke, and
+    /// then closed it (one that closes having said nothing refuses: ``ClientError/notAdmitted(path:uid:)``).
     public static let closedByServer = "the server closed the connection"
 
     /// Whether a connection is up and has said hello.
@@ -255,7 +255,7 @@ public final class EdgeSwipeClient: Sendable {
         var attempt = 0
         while !state.withLockedValue({ $0.closed }) {
             let failure: ClientError
-            let hellosBefore = state.withLockedValue { $0.hellos }
+            let (hellosBefore, spokenBefore) = state.withLockedValue { ($0.hellos, $0.hellos + $0.goodbyes) }
             do {
                 let channel = try await ClientBootstrap(group: group)
                     .channelInitializer { [self] channel in
@@ -267,8 +267,11 @@ public final class EdgeSwipeClient: Sendable {
                     .connect(unixDomainSocketPath: socketPath).get()
                 if state.withLockedValue({ $0.closed }) { try? await channel.close() }
                 try? await channel.closeFuture.get()
-                if state.withLockedValue({ $0.hellos }) > hellosBefore { attempt = 0 }
-                failure = .connectionFailed(path: socketPath, reason: Self.closedByServer)
+                let (hellos, spoken) = state.withLockedValue { ($0.hellos, $0.hellos + $0.goodbyes) }
+                if hellos > hellosBefore { attempt = 0 }
+                failure = spoken > spokenBefore
+                    ? .connectionFailed(path: socketPath, reason: Self.closedByServer)
+                    : .notAdmitted(path: socketPath, uid: UInt32(getuid()))
             } catch let error as IOError {
                 failure = .connecting(to: socketPath, failedWith: error.errnoCode)
             } catch {
@@ -325,7 +328,9 @@ public final class EdgeSwipeClient: Sendable {
             if case .int(let id)? = e.id { resolved = (id, .failure(.server(code: e.code, message: e.message, id: e.id))) }
         case .hello:
             sayHelloBack(on: channel)
-        case .gesture, .transition, .lifecycle, .presentation, .interaction, .state, .device, .config, .goodbye, .unknown:
+        case .goodbye:
+            state.withLockedValue { $0.goodbyes += 1 }
+        case .gesture, .transition, .lifecycle, .presentation, .interaction, .state, .device, .config, .unknown:
             break
         }
         if let (id, result) = resolved, resolve(id, result) { return }
@@ -424,6 +429,8 @@ struct ClientState {
     var helloSeen = false
     /// Hellos received over the client's life: a connection that said hello resets the backoff.
     var hellos = 0
+    /// Goodbyes received: with the hellos, whether a connection that closed had said anything.
+    var goodbyes = 0
     var connectionTask: Task<Void, Never>?
     var subscription: Subscription?
     var pending: [Int64: PendingRequest] = [:]

@@ -37,7 +37,7 @@ public enum BridgeError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .refusedByDaemon(let socket, let uid):
-            "\(socket): the daemon closed the connection without a hello: its [access] policy does not admit uid \(uid); ask for read access (the socket's group, or access.read in the daemon's configuration)"
+            ClientError.notAdmitted(path: socket, uid: uid).description
         case .noDaemon(let socket):
             ClientError.noDaemon(path: socket, leftBehind: false).description
         case .daemonUnreachable(let socket, let reason):

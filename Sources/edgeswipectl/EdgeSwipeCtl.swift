@@ -13,7 +13,7 @@ struct EdgeSwipeCtl: AsyncParsableCommand {
             Exit status: 0 success; 1 the daemon refused a request (the error is printed); 64 a usage error; 65 a \
             recording could not be parsed; 66 a file could not be read; 69 the daemon could not be reached (or a \
             tool it needs is missing); 73 the output file could not be written (plot -o); 74 standard output could \
-            not be written (replay); 77 the daemon's access policy refuses this user (monitor --json).
+            not be written (replay); 77 the daemon's access policy does not admit this user.
             """,
         version: EdgeSwipeVersion.string,
         subcommands: [
@@ -49,6 +49,9 @@ enum CtlExit {
 /// the exit status to throw. The connection errors name the path themselves; the rest are about it.
 func unreachable(_ path: String, _ error: any Error) -> ExitCode {
     switch error as? ClientError {
+    case .notAdmitted?:
+        warn("edgeswipectl: \(error)")
+        return ExitCode(CtlExit.notAdmitted)
     case .noDaemon?, .connectionFailed?: warn("edgeswipectl: \(error)")
     case .disconnected?, .timedOut?, .server?, .unexpectedReply?, .closed?, .consumerTooSlow?, nil: warn("edgeswipectl: \(path): \(error)")
     }

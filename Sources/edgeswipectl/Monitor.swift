@@ -39,7 +39,7 @@ struct Monitor: AsyncParsableCommand {
         // A daemon that stops says goodbye first; one that closes before its hello, with nothing said, does not
         // admit this user (that is how it refuses a peer): a script must not read that as a stream that ended.
         if seen == 0 {
-            warn("edgeswipectl: \(socket.path): the daemon closed the connection without a hello: its [access] policy does not admit uid \(getuid()); ask for read access (the socket's group, or access.read in the daemon's configuration)")
+            warn("edgeswipectl: \(ClientError.notAdmitted(path: socket.path, uid: getuid()))")
             throw ExitCode(CtlExit.notAdmitted)
         }
     }

@@ -105,7 +105,7 @@ struct DaemonTests {
         #expect(daemon.waitForExit() == 0)
     }
 
-    @Test("a peer whose uid is not allowed is rejected before any byte is sent; monitor --json says so and fails")
+    @Test("a peer whose uid is not allowed is rejected before any byte is sent; monitor --json and status say so and exit 77")
     func peerRejected() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -125,6 +125,9 @@ struct DaemonTests {
         let monitor = try run(Paths.edgeswipectl, ["monitor", "--json", "--count", "1", "--socket", daemon.socketPath])
         #expect(monitor.status == 77 && monitor.stdout.isEmpty, "exit \(monitor.status): \(monitor.stdout)")
         #expect(monitor.stderr.contains("does not admit uid \(getuid())"), "\(monitor.stderr)")
+        // The client library says the same for every request: a refusal, not a daemon that is not there (69).
+        let status = try run(Paths.edgeswipectl, ["status", "--socket", daemon.socketPath])
+        #expect(status.status == 77 && status.stderr.contains("does not admit uid \(getuid())"), "exit \(status.status): \(status.stderr)")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
         let line = daemon.log.split(separator: "\n").first { $0.contains(refused) } ?? ""
