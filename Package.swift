@@ -37,10 +37,21 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
-        // Pure Swift, no I/O, no C, no clock: units, touch model, recognizers, transitions, the engine.
+        // The words the wire and the engine share, below both: units and instants, device and transition ids, edges,
+        // swipe directions, device kinds and rotations, gesture and transition phases, presentation styles and frames,
+        // the run-out's curves (as a client interpolates them), the limits on names and state, the version. Clients
+        // (the protocol and everything over it) speak it without linking the engine.
+        .target(
+            name: "EdgeSwipeVocabulary",
+            dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: strictSwift6
+        ),
+
+        // Pure Swift, no I/O, no C, no clock: touch model, recognizers, transitions, the engine (in the vocabulary's
+        // words, which it re-exports).
         .target(
             name: "EdgeSwipeCore",
-            dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+            dependencies: ["EdgeSwipeVocabulary", .product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: strictSwift6
         ),
 
@@ -49,7 +60,7 @@ let package = Package(
         // wake-up pipes, the heap), each wrapped once. Everything above the core that touches the system uses it.
         .target(
             name: "EdgeSwipeSystem",
-            dependencies: ["EdgeSwipeCore", "CSystemCalls", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["EdgeSwipeVocabulary", "CSystemCalls", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6
         ),
         // glibc's GNU extensions that Swift's Glibc module leaves out (ppoll, accept4, malloc_trim, ...); only
@@ -93,7 +104,7 @@ let package = Package(
         // edgeswipe-session's D-Bus effects call the session bus; and the service manager's calls (sd_notify,
         // sd_listen_fds, sd_watchdog_enabled) the daemon makes.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        .target(name: "EdgeSwipeBus", dependencies: ["EdgeSwipeCore", "CSystemd"], swiftSettings: strictSwift6),
+        .target(name: "EdgeSwipeBus", dependencies: ["EdgeSwipeVocabulary", "CSystemd"], swiftSettings: strictSwift6),
 
         // The seat: who sits at it (logind's active session and its user), sleep, and iio-sensor-proxy's
         // accelerometer. It feeds the server's access policy and the rotation; it has nothing to do with touches.
@@ -112,11 +123,15 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
-        .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
+        // The wire format, in the vocabulary's words and without the engine, so that clients never link it.
+        .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeVocabulary"], swiftSettings: strictSwift6),
+        // The daemon's side of the wire: engine events and state as the protocol's messages (the server, the daemon,
+        // `edgeswipectl replay` and `plot`, and the bench encode with it).
+        .target(name: "EdgeSwipeEngineWire", dependencies: ["EdgeSwipeCore", "EdgeSwipeProtocol"], swiftSettings: strictSwift6),
         .target(
             name: "EdgeSwipeServer",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeSystem",
+                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeEngineWire", "EdgeSwipeSystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -128,7 +143,7 @@ let package = Package(
         .target(
             name: "EdgeSwipeClient",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeProtocol",
+                "EdgeSwipeProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -139,7 +154,7 @@ let package = Package(
             name: "edgeswiped",
             dependencies: [
                 "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeSeat", "EdgeSwipeBus", "EdgeSwipeConfig",
-                "EdgeSwipeProtocol", "EdgeSwipeServer", "EdgeSwipeSystem",
+                "EdgeSwipeProtocol", "EdgeSwipeEngineWire", "EdgeSwipeServer", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -155,7 +170,8 @@ let package = Package(
         .executableTarget(
             name: "edgeswipectl",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipePlot", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
+                "EdgeSwipeCore", "EdgeSwipePlot", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeConfig", "EdgeSwipeProtocol",
+                "EdgeSwipeEngineWire", "EdgeSwipeClient", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -163,14 +179,14 @@ let package = Package(
         ),
 
         // `edgeswipectl plot`: what a replay decided, drawn as one SVG (a small writer of our own, no dependency).
-        .target(name: "EdgeSwipePlot", dependencies: ["EdgeSwipeCore", "EdgeSwipeProtocol"], swiftSettings: strictSwift6),
+        .target(name: "EdgeSwipePlot", dependencies: ["EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeEngineWire"], swiftSettings: strictSwift6),
 
         // The web bridge: one daemon client fanned out to browser tabs over HTTP and WebSocket. Its own executable,
         // so that the daemon and the CLI never link an HTTP server. The page and `edgeswipe.js` are embedded.
         .target(
             name: "EdgeSwipeWeb",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
+                "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -190,7 +206,7 @@ let package = Package(
         .executableTarget(
             name: "edgeswipe-web",
             dependencies: [
-                "EdgeSwipeWeb", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem",
+                "EdgeSwipeWeb", "EdgeSwipeClient", "EdgeSwipeVocabulary", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -215,7 +231,7 @@ let package = Package(
         .target(
             name: "EdgeSwipeSession",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem", "EdgeSwipeBus", "CWayland",
+                "EdgeSwipeVocabulary", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem", "EdgeSwipeBus", "CWayland",
                 "CCairo",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -243,14 +259,14 @@ let package = Package(
         // Benchmarks/ (a package of its own) builds them from the same folders, through links.
         .target(
             name: "EdgeSwipeBenchSupport",
-            dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeProtocol"],
+            dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeProtocol", "EdgeSwipeEngineWire"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(
             name: "edgeswipe-bench",
             dependencies: [
                 "EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipePlot",
-                "EdgeSwipeProtocol", "EdgeSwipeServer",
+                "EdgeSwipeProtocol", "EdgeSwipeEngineWire", "EdgeSwipeServer",
                 "EdgeSwipeSystem", "edgeswiped",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -263,7 +279,8 @@ let package = Package(
         // Helpers several test targets share (temporary directories, waiting on a condition, the state machines'
         // table runner, a stream for drawing clients, a logger read back); no product.
         .target(
-            name: "EdgeSwipeTestSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeProtocol", .product(name: "Logging", package: "swift-log")], path: "Tests/TestSupport",
+            name: "EdgeSwipeTestSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeProtocol", "EdgeSwipeEngineWire",
+                .product(name: "Logging", package: "swift-log")], path: "Tests/TestSupport",
             swiftSettings: strictSwift6),
         // Evdev events written as data and small modelled devices, for the input and the recordings tests.
         .target(
@@ -304,12 +321,14 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "EdgeSwipeProtocolTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript"],
+            name: "EdgeSwipeProtocolTests",
+            dependencies: ["EdgeSwipeProtocol", "EdgeSwipeEngineWire", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeServerTests",
             dependencies: [
-                "EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeSystem", "EdgeSwipeFingerScript",
+                "EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeEngineWire", "EdgeSwipeSystem",
+                "EdgeSwipeFingerScript",
                 "EdgeSwipeTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),

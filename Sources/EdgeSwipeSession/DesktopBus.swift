@@ -1,5 +1,5 @@
 public import EdgeSwipeBus
-public import EdgeSwipeCore
+public import EdgeSwipeVocabulary
 import EdgeSwipeSystem
 public import Logging
 import NIOConcurrencyHelpers

@@ -1,4 +1,3 @@
-public import EdgeSwipeCore
 public import EdgeSwipeProtocol
 
 /// What the stream says of one transition when a rule fires: what the rule matched, and what a command is told.

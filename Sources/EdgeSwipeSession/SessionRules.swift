@@ -1,5 +1,5 @@
 public import EdgeSwipeConfig
-public import EdgeSwipeCore
+public import EdgeSwipeVocabulary
 import EdgeSwipeProtocol
 
 /// The desktop the session runs in, from its environment (``Desktop/detect(environment:)``); a rule may name one

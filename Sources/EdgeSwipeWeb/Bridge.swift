@@ -1,5 +1,4 @@
 import EdgeSwipeClient
-import EdgeSwipeCore
 public import EdgeSwipeProtocol
 import EdgeSwipeSystem
 import Foundation

@@ -14,8 +14,8 @@ struct PackageLayoutTests {
             Range($0.range(at: 1), in: manifest).map { String(manifest[$0]) }
         }
         #expect(Set(declared) == [
-            "CInput", "CYAML", "CSystemCalls", "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeSystem", "EdgeSwipeInput",
-            "EdgeSwipeRecordings", "EdgeSwipeProtocol", "EdgeSwipeBenchSupport",
+            "CInput", "CYAML", "CSystemCalls", "EdgeSwipeVocabulary", "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeSystem",
+            "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeProtocol", "EdgeSwipeEngineWire", "EdgeSwipeBenchSupport",
         ])
         let linked = root.appendingPathComponent("Benchmarks/Sources")
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: linked.path)) == Set(declared))

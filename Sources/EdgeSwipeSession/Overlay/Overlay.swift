@@ -1,7 +1,6 @@
 import CCairo
 import CWayland
 public import EdgeSwipeClient
-import EdgeSwipeCore
 import EdgeSwipeProtocol
 import EdgeSwipeSystem
 import Glibc

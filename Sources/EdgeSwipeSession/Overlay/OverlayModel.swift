@@ -1,5 +1,4 @@
 public import EdgeSwipeClient
-public import EdgeSwipeCore
 public import EdgeSwipeProtocol
 
 /// What the overlay draws on one output at one instant: marks in the output's unit square, bottom first. A value,

@@ -1,5 +1,5 @@
 import CCairo
-import EdgeSwipeCore
+import EdgeSwipeVocabulary
 import Glibc
 
 /// A rectangle in an output's logical pixels.

@@ -149,7 +149,8 @@ public struct NormalizedPoint: Hashable, Sendable, Codable {
     public var clamped: NormalizedPoint {
         NormalizedPoint(x: Self.clampUnit(x), y: Self.clampUnit(y))
     }
-    @inlinable static func clampUnit(_ v: Double) -> Double { v.isNaN ? 0 : min(1, max(0, v)) }
+    /// A coordinate moved into 0...1; NaN becomes 0 (an axis fraction is clamped the same way).
+    @inlinable public static func clampUnit(_ v: Double) -> Double { v.isNaN ? 0 : min(1, max(0, v)) }
 }
 
 /// A displacement (or, per second, a velocity) in the unit square of a device as the user sees it: fractions of

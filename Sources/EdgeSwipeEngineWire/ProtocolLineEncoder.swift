@@ -1,4 +1,5 @@
 public import EdgeSwipeCore
+public import EdgeSwipeProtocol
 
 /// Turns engine events into the lines one subscribed client would receive, numbering them from 1.
 ///

@@ -21,20 +21,14 @@ public enum StateLimits {
     /// Devices whose runtime rotation (`set-rotation`) the state remembers: more than any machine has touch
     /// devices, few enough to keep the state file small. The one set longest ago is forgotten first.
     public static let maxRememberedRotations = 64
-    /// The whole state, measured by ``size(of:)``: every name's bytes and a fixed allowance for what surrounds
-    /// it. At most twice this (JSON escapes a `"` or a `\` as two bytes; names hold no control characters), plus
-    /// a few hundred bytes, is the size of the state in a `hello`, a `status` reply or the state file.
+    /// The whole state, measured by the core's `StateLimits.size(of:)`: every name's bytes and a fixed allowance
+    /// for what surrounds it. At most twice this (JSON escapes a `"` or a `\` as two bytes; names hold no control
+    /// characters), plus a few hundred bytes, is the size of the state in a `hello`, a `status` reply or the state
+    /// file.
     public static let maxStateBytes = 256 * 1024
     /// The largest state file the daemon reads: room for the largest state it can write (at most
     /// `2 * maxStateBytes` and a header), and for nothing that is not a state file.
     public static let maxStateFileBytes = 1 << 20
-
-    /// What ``size(of:)`` adds to each name in a list (quotes, separator, indentation in the file).
-    static let entryAllowance = 16
-    /// What it adds to each container (its name's allowance, kind, field names, selection index).
-    static let containerAllowance = 128
-    /// What it adds to each presentation (its style and frame).
-    static let presentationAllowance = 256
 
     /// Why `name` cannot name a scene, tab, child or container, or `nil`: names are non-empty printable text of at
     /// most ``maxNameBytes`` bytes of UTF-8.
@@ -60,26 +54,6 @@ public enum StateLimits {
             out.append(c)
         }
         return out
-    }
-
-    /// The measure of a container's state that ``maxStateBytes`` bounds.
-    public static func size(of container: Container) -> Int {
-        func names(_ list: [String]) -> Int { list.reduce(0) { $0 + $1.utf8.count + entryAllowance } }
-        var total = container.name.utf8.count + containerAllowance
-        switch container.content {
-        case .navigation(let stack): total += names(stack)
-        case .tabs(let tabs, _): total += names(tabs)
-        case .modal(let base, let presented):
-            total += base.utf8.count + entryAllowance
-            for p in presented { total += p.scene.utf8.count + entryAllowance + presentationAllowance }
-        case .custom(let children, _): total += names(children)
-        }
-        return total
-    }
-
-    /// The measure of the whole state.
-    public static func size(of containers: [Container]) -> Int {
-        containers.reduce(0) { $0 + size(of: $1) }
     }
 }
 
