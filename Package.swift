@@ -116,13 +116,17 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
+        // Configuration files: our own TOML 1.0.0 reader (`TOMLReader`, `TOMLValue`), the file read as every one is
+        // (`ConfigFile`: a regular file of UTF-8, at most 1 MiB), the typed, range-checked reading of a table (`Section`)
+        // and the error that names file:line (`ConfigError`). The daemon's configuration and the session's rules both
+        // read their files through it; neither links the other.
         .target(
-            name: "EdgeSwipeConfig",
-            dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeSystem", .product(name: "SystemPackage", package: "swift-system"),
-            ],
+            name: "EdgeSwipeTOML",
+            dependencies: ["EdgeSwipeVocabulary", "EdgeSwipeSystem", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6
         ),
+        // The daemon's configuration (`config.toml`): its settings, read through EdgeSwipeTOML.
+        .target(name: "EdgeSwipeConfig", dependencies: ["EdgeSwipeCore", "EdgeSwipeTOML"], swiftSettings: strictSwift6),
         // The wire format, in the vocabulary's words and without the engine, so that clients never link it.
         .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeVocabulary"], swiftSettings: strictSwift6),
         // The daemon's side of the wire: engine events and state as the protocol's messages (the server, the daemon,
@@ -231,7 +235,7 @@ let package = Package(
         .target(
             name: "EdgeSwipeSession",
             dependencies: [
-                "EdgeSwipeVocabulary", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem", "EdgeSwipeBus", "CWayland",
+                "EdgeSwipeVocabulary", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeTOML", "EdgeSwipeSystem", "EdgeSwipeBus", "CWayland",
                 "CCairo",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -244,7 +248,7 @@ let package = Package(
         .executableTarget(
             name: "edgeswipe-session",
             dependencies: [
-                "EdgeSwipeSession", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem",
+                "EdgeSwipeSession", "EdgeSwipeClient", "EdgeSwipeTOML", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -314,7 +318,10 @@ let package = Package(
             swiftSettings: strictSwift6),
         // TOMLKit (toml++) is the test oracle our own TOML reader is compared with; the daemon does not link it.
         .testTarget(
-            name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig", "EdgeSwipeCore", .product(name: "TOMLKit", package: "TOMLKit")],
+            name: "EdgeSwipeTOMLTests", dependencies: ["EdgeSwipeTOML", .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig", "EdgeSwipeTOML", "EdgeSwipeCore"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeSystemTests", dependencies: ["EdgeSwipeSystem", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
@@ -352,7 +359,7 @@ let package = Package(
         .testTarget(
             name: "EdgeSwipeSessionTests",
             dependencies: [
-                "EdgeSwipeSession", "EdgeSwipeProtocol", "EdgeSwipeCore", "EdgeSwipeConfig", "EdgeSwipeSystem", "EdgeSwipeBus", "EdgeSwipeTestSupport",
+                "EdgeSwipeSession", "EdgeSwipeProtocol", "EdgeSwipeCore", "EdgeSwipeTOML", "EdgeSwipeSystem", "EdgeSwipeBus", "EdgeSwipeTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -1,4 +1,4 @@
-public import EdgeSwipeConfig
+public import EdgeSwipeTOML
 public import EdgeSwipeVocabulary
 import EdgeSwipeProtocol
 
@@ -189,12 +189,12 @@ public enum SessionRulesParser {
 
     /// Reads and parses the file at `path`.
     public static func load(path: String) throws(ConfigError) -> RuleSet {
-        try parse(ConfigParser.readText(path), file: path)
+        try parse(ConfigFile.readText(path), file: path)
     }
 
     /// Parses `text`; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> RuleSet {
-        let root = try ConfigParser.readTOML(text, file: file)
+        let root = try ConfigFile.readTOML(text, file: file)
         let top = Section(table: root, path: "", file: file, line: nil)
         try top.only(["version", "rule", "overlay"])
         if let version = try top.int("version", default: nil), version != 1 {

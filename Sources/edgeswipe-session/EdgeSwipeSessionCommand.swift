@@ -1,6 +1,6 @@
 import ArgumentParser
 import EdgeSwipeClient
-import EdgeSwipeConfig
+import EdgeSwipeTOML
 import EdgeSwipeSession
 import EdgeSwipeSystem
 import Glibc

@@ -1,4 +1,4 @@
-import EdgeSwipeConfig
+import EdgeSwipeTOML
 import Testing
 
 @testable import EdgeSwipeSession

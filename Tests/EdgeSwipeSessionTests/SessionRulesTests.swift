@@ -1,4 +1,4 @@
-import EdgeSwipeConfig
+import EdgeSwipeTOML
 import EdgeSwipeCore
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-public import EdgeSwipeConfig
+public import EdgeSwipeTOML
 
 /// The `[overlay]` table of `session.toml`: the feedback drawn under the finger (``Overlay``).
 ///

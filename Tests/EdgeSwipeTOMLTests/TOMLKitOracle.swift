@@ -1,12 +1,12 @@
 // TOMLKit (toml++ 3.4) as the oracle our TOML reader is checked against: by the tests (TOMLOracleTests.swift)
 // and by the `config` fuzz target (scripts/fuzz compiles this file into it). It holds no test framework code.
-import EdgeSwipeConfig
+import EdgeSwipeTOML
 import TOMLKit
 
 enum TOMLKitOracle {
-    /// What toml++ reads `text` to, as our ``EdgeSwipeConfig/TOMLValue`` with its keys sorted; `nil` when
+    /// What toml++ reads `text` to, as our ``EdgeSwipeTOML/TOMLValue`` with its keys sorted; `nil` when
     /// toml++ cannot be handed the text safely (``TOMLPrecheck``: it would abort the process, or stop at a NUL).
-    static func read(_ text: String) -> Result<EdgeSwipeConfig.TOMLValue, any Error>? {
+    static func read(_ text: String) -> Result<EdgeSwipeTOML.TOMLValue, any Error>? {
         guard (try? TOMLPrecheck.check(text)) != nil else { return nil }
         do {
             return .success(normalized(value(try TOMLKit.TOMLTable(string: text))))
@@ -17,7 +17,7 @@ enum TOMLKitOracle {
 
     /// Whether a key or a string in `v` holds U+0000 (an escape, `\u0000`): TOMLKit passes strings through C
     /// strings, which end there, so its tree cannot be compared (TOMLOracleTests' departures).
-    static func holdsNUL(_ v: EdgeSwipeConfig.TOMLValue) -> Bool {
+    static func holdsNUL(_ v: EdgeSwipeTOML.TOMLValue) -> Bool {
         switch v {
         case .string(let s): s.utf8.contains(0)
         case .array(let a): a.contains(where: holdsNUL)
@@ -30,7 +30,7 @@ enum TOMLKitOracle {
     /// second, `time-second ; 00-58, 00-59, 00-60` in toml.abnf) and our reader reads it; toml++ refuses it
     /// ("expected second between 0 and 59"), so the two cannot be compared there (TOMLOracleTests' departures;
     /// found by `scripts/fuzz config`).
-    static func holdsLeapSecond(_ v: EdgeSwipeConfig.TOMLValue) -> Bool {
+    static func holdsLeapSecond(_ v: EdgeSwipeTOML.TOMLValue) -> Bool {
         switch v {
         case .localTime(let t): t.second == 60
         case .localDateTime(let d): d.time.second == 60
@@ -42,10 +42,10 @@ enum TOMLKitOracle {
     }
 
     /// TOMLKit's value as ours.
-    static func value(_ v: any TOMLValueConvertible) -> EdgeSwipeConfig.TOMLValue {
+    static func value(_ v: any TOMLValueConvertible) -> EdgeSwipeTOML.TOMLValue {
         switch v.type {
         case .table:
-            var t = EdgeSwipeConfig.TOMLTable()
+            var t = EdgeSwipeTOML.TOMLTable()
             if let table = v.table {
                 for key in table.keys { if let child = table[key] { t.set(key, value(child), at: t.position) } }
             }
@@ -71,10 +71,10 @@ enum TOMLKitOracle {
     }
 
     /// Keys sorted (toml++ keeps a table's keys sorted, so the order is not compared), NaN made comparable.
-    static func normalized(_ v: EdgeSwipeConfig.TOMLValue) -> EdgeSwipeConfig.TOMLValue {
+    static func normalized(_ v: EdgeSwipeTOML.TOMLValue) -> EdgeSwipeTOML.TOMLValue {
         switch v {
         case .table(let t):
-            var out = EdgeSwipeConfig.TOMLTable(position: t.position)
+            var out = EdgeSwipeTOML.TOMLTable(position: t.position)
             for e in t.entries.sorted(by: { $0.key < $1.key }) { out.set(e.key, normalized(e.value), at: e.position) }
             return .table(out)
         case .array(let a): return .array(a.map(normalized))

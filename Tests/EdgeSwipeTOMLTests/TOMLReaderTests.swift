@@ -1,5 +1,5 @@
 import Testing
-@testable import EdgeSwipeConfig
+@testable import EdgeSwipeTOML
 
 @Suite("TOML reader")
 struct TOMLReaderTests {

@@ -1,4 +1,4 @@
-import EdgeSwipeCore
+import EdgeSwipeVocabulary
 
 /// A place in a TOML text: 1-based line, and 1-based column counted in Unicode scalars.
 public struct TOMLPosition: Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import EdgeSwipeCore
+import EdgeSwipeVocabulary
 
 /// A TOML syntax error: where it is, and what is wrong, in plain words.
 public struct TOMLError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import EdgeSwipeConfig
+@testable import EdgeSwipeTOML
 
 /// Our TOML reader against TOMLKit (toml++ 3.4), the parser the configuration used before: the same documents
 /// read to the same trees (key order aside), and the same documents are refused. toml++ is only the oracle here;
@@ -208,9 +208,11 @@ struct TOMLOracleTests {
         #expect(throws: (any Error).self, "TOMLKit accepted \(text.debugDescription)") { try #require(TOMLKitOracle.read(text)).get() }
     }
 
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
     /// Every TOML file in the repository: the shipped configuration, the e2e scenarios' and the fuzz seeds.
     static let files: [String] = {
-        let root = ConfigTests.packageRoot
+        let root = packageRoot
         var out: [String] = []
         for dir in ["config", "scripts/e2e", "Fuzz/corpus/config", "Fuzz/corpus/config-play"] {
             let url = root.appendingPathComponent(dir)
@@ -225,7 +227,7 @@ struct TOMLOracleTests {
     func repositoryFiles() throws {
         #expect(Self.files.contains("config/default.toml") && Self.files.count > 10, "\(Self.files)")
         for path in Self.files {
-            let data = try Data(contentsOf: ConfigTests.packageRoot.appendingPathComponent(path))
+            let data = try Data(contentsOf: Self.packageRoot.appendingPathComponent(path))
             let text = String(decoding: data, as: UTF8.self)
             let ours = Result { () throws(TOMLError) -> TOMLValue in TOMLKitOracle.normalized(.table(try TOMLReader.read(text))) }
             let theirs = try #require(TOMLKitOracle.read(text), "\(path): toml++ cannot be handed it")
