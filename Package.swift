@@ -218,25 +218,38 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
-        // The user's desktop: libwayland-client, xkbcommon and the glue `wayland-scanner` generates at build time from
-        // our own protocol XML (protocols/*.xml, through the WaylandScanner plugin). Only EdgeSwipeSession imports it.
+        // The user's Wayland: libwayland-client and the glue `wayland-scanner` generates at build time from our own
+        // protocol XML (protocols/*.xml, through the WaylandScanner plugin). Only EdgeSwipeSession imports it.
         .plugin(name: "WaylandScanner", capability: .buildTool()),
         .target(
             name: "CWayland",
-            linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("xkbcommon")],
+            linkerSettings: [.linkedLibrary("wayland-client")],
             plugins: ["WaylandScanner"]
         ),
+        // xkbcommon, which needs no display: keysym names for the key-chord grammar (EdgeSwipeSessionModel) and the
+        // keymap the virtual keyboard sends chords through (EdgeSwipeSession's Keys/).
+        .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
 
         // cairo, with which the session's overlay draws its frames into wl_shm buffers; only EdgeSwipeSession imports it.
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
 
-        // The session client (`edgeswipe-session`): the user's rules (session.toml), matched against the daemon's
-        // stream, and the effects they fire (compositor IPC, keys through the virtual keyboard, D-Bus, commands).
+        // The session client's model, testable without a display: the user's rules (session.toml) and their parser,
+        // effects as values, the key-chord grammar, `RuleMatcher` (the daemon's stream to the rules that fire), the
+        // overlay's settings and model (the stream to frames).
+        .target(
+            name: "EdgeSwipeSessionModel",
+            dependencies: ["EdgeSwipeVocabulary", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeTOML", "CXKBCommon"],
+            swiftSettings: strictSwift6
+        ),
+        // The session client's desktop (`edgeswipe-session`), a folder per role: Compositor/ (sway/i3, Hyprland, niri
+        // IPC), Keys/ (the virtual keyboard and its keymap), Bus/ (KWin and GNOME Shell over D-Bus), Commands/,
+        // Wayland/ (the connection), Overlay/ (the painter and the layer-shell surfaces), and Session.swift, which
+        // composes them over the model. Only it imports CWayland, CCairo and EdgeSwipeBus.
         .target(
             name: "EdgeSwipeSession",
             dependencies: [
-                "EdgeSwipeVocabulary", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeTOML", "EdgeSwipeSystem", "EdgeSwipeBus", "CWayland",
-                "CCairo",
+                "EdgeSwipeSessionModel", "EdgeSwipeVocabulary", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeTOML", "EdgeSwipeSystem",
+                "EdgeSwipeBus", "CWayland", "CCairo", "CXKBCommon",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -248,7 +261,7 @@ let package = Package(
         .executableTarget(
             name: "edgeswipe-session",
             dependencies: [
-                "EdgeSwipeSession", "EdgeSwipeClient", "EdgeSwipeTOML", "EdgeSwipeSystem",
+                "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeClient", "EdgeSwipeTOML", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -357,9 +370,15 @@ let package = Package(
             ],
             swiftSettings: strictSwift6),
         .testTarget(
+            name: "EdgeSwipeSessionModelTests",
+            dependencies: [
+                "EdgeSwipeSessionModel", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeTOML", "EdgeSwipeTestSupport",
+            ],
+            swiftSettings: strictSwift6),
+        .testTarget(
             name: "EdgeSwipeSessionTests",
             dependencies: [
-                "EdgeSwipeSession", "EdgeSwipeProtocol", "EdgeSwipeCore", "EdgeSwipeTOML", "EdgeSwipeSystem", "EdgeSwipeBus", "EdgeSwipeTestSupport",
+                "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeProtocol", "EdgeSwipeSystem", "EdgeSwipeBus", "EdgeSwipeTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),

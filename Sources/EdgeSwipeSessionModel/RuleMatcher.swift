@@ -57,6 +57,17 @@ public struct Firing: Hashable, Sendable {
     public var app: String?
     /// For a `changed` rule: +1 when the percent crossed a step upward, -1 downward.
     public var stepDirection: Int?
+
+    public init(
+        rule: Rule, ruleIndex: Int, phase: RulePhase, facts: TransitionFacts, app: String? = nil, stepDirection: Int? = nil
+    ) {
+        self.rule = rule
+        self.ruleIndex = ruleIndex
+        self.phase = phase
+        self.facts = facts
+        self.app = app
+        self.stepDirection = stepDirection
+    }
 }
 
 /// Turns the daemon's stream into the rules to fire: for each transition and phase (`began`, each `changed` step,

@@ -177,8 +177,8 @@ public struct RuleSet: Hashable, Sendable {
     }()
 }
 
-/// Reads `session.toml`: the syntax through the configuration's own TOML reader, the meaning here, every error
-/// naming the file, the line and the rule.
+/// Reads `session.toml`: the syntax through the TOML reader the daemon's configuration uses too (EdgeSwipeTOML), the
+/// meaning here, every error naming the file, the line and the rule.
 public enum SessionRulesParser {
     /// The longest a command may be given to run.
     public static let maxTimeout = Duration.seconds(3600)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EdgeSwipeClient
+import EdgeSwipeSessionModel
 import EdgeSwipeTOML
 import EdgeSwipeSession
 import EdgeSwipeSystem

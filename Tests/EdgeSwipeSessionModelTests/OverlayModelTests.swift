@@ -1,10 +1,9 @@
 import EdgeSwipeClient
-import EdgeSwipeCore
 import EdgeSwipeProtocol
 import EdgeSwipeTestSupport
 import Testing
 
-@testable import EdgeSwipeSession
+@testable import EdgeSwipeSessionModel
 
 /// The overlay's frames from the engine's own stream (StreamScenario): what is drawn where, when, and when nothing is.
 @Suite("Overlay model")

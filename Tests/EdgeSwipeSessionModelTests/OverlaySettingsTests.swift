@@ -1,7 +1,7 @@
 import EdgeSwipeTOML
 import Testing
 
-@testable import EdgeSwipeSession
+@testable import EdgeSwipeSessionModel
 
 /// `[overlay]` in session.toml: what it takes, and each mistake with its line.
 @Suite("session.toml: [overlay]")

@@ -1,8 +1,7 @@
-import EdgeSwipeCore
 import Testing
 
 @testable import EdgeSwipeProtocol
-@testable import EdgeSwipeSession
+@testable import EdgeSwipeSessionModel
 
 /// Messages as the daemon sends them, written short.
 enum Stream {
@@ -44,7 +43,7 @@ enum Stream {
     }
 
     static func transition(
-        _ id: UInt64, _ phase: PercentDrivenInteractiveTransition.Phase, percent: Double = 0, edge: Edge? = .left,
+        _ id: UInt64, _ phase: TransitionPhase, percent: Double = 0, edge: Edge? = .left,
         swipe: SwipeDirection? = nil, fingers: Int? = nil, device: UInt32 = 1, container: String = "shell", operation: String = "previous-tab"
     ) -> ServerMessage {
         var t = TransitionMessage()
@@ -64,7 +63,7 @@ enum Stream {
     }
 
     /// A whole edge swipe on the touchscreen, from its first message to `end`.
-    static func edgeSwipe(_ id: UInt64, fingers: Int = 1, end: PercentDrivenInteractiveTransition.Phase = .completed, edge: Edge = .left) -> [ServerMessage] {
+    static func edgeSwipe(_ id: UInt64, fingers: Int = 1, end: TransitionPhase = .completed, edge: Edge = .left) -> [ServerMessage] {
         [
             gesture(fingers: fingers), transition(id, .began, edge: edge), gesture(fingers: fingers, state: .changed, transition: id),
             transition(id, .changed, percent: 0.3, edge: edge), transition(id, .changed, percent: 0.7, edge: edge),
@@ -72,7 +71,7 @@ enum Stream {
         ]
     }
 
-    static func swipe(_ id: UInt64, _ direction: SwipeDirection, fingers: Int = 3, end: PercentDrivenInteractiveTransition.Phase = .completed) -> [ServerMessage] {
+    static func swipe(_ id: UInt64, _ direction: SwipeDirection, fingers: Int = 3, end: TransitionPhase = .completed) -> [ServerMessage] {
         [
             transition(id, .began, edge: nil, swipe: direction, fingers: fingers, device: 2, operation: "next-tab"),
             transition(id, .changed, percent: 0.6, edge: nil, swipe: direction, fingers: fingers, device: 2, operation: "next-tab"),

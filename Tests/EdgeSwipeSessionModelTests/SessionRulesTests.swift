@@ -1,9 +1,8 @@
 import EdgeSwipeTOML
-import EdgeSwipeCore
 import Foundation
 import Testing
 
-@testable import EdgeSwipeSession
+@testable import EdgeSwipeSessionModel
 
 @Suite("session.toml: rules and their errors")
 struct SessionRulesTests {
@@ -177,17 +176,5 @@ struct SessionRulesTests {
         #expect(Desktop.detect(environment: ["XDG_CURRENT_DESKTOP": "ubuntu:GNOME"]) == .gnome)
         #expect(Desktop.detect(environment: ["XDG_CURRENT_DESKTOP": "Phosh:GNOME"]) == .phosh)
         #expect(Desktop.detect(environment: ["SWAYSOCK": ""]) == nil)
-    }
-
-    @Test("what cannot run here is said per rule: a missing $SWAYSOCK, no virtual keyboard, D-Bus elsewhere")
-    func problems() throws {
-        let set = try SessionRulesParser.parse(
-            "[[rule]]\nswipe = \"left\"\nsway = \"workspace next\"\n[[rule]]\nedge = \"left\"\nkey = \"alt+Left\"\n[[rule]]\nedge = \"top\"\ncommand = [\"true\"]\n",
-            file: "s.toml")
-        let problems = Session.problems(of: set, desktop: .gnome, compositor: nil, keyboard: WaylandError(VirtualKeyboard.unsupportedHint))
-        #expect(problems == [
-            "rule '#1' (s.toml:1): needs sway or i3 ($SWAYSOCK is not set)",
-            "rule '#2' (s.toml:4): keys cannot be sent: \(VirtualKeyboard.unsupportedHint)",
-        ])
     }
 }

@@ -1,4 +1,5 @@
 public import EdgeSwipeBus
+public import EdgeSwipeSessionModel
 public import EdgeSwipeVocabulary
 import EdgeSwipeSystem
 public import Logging

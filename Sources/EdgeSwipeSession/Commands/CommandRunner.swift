@@ -1,3 +1,4 @@
+import EdgeSwipeSessionModel
 public import EdgeSwipeSystem
 import Glibc
 public import Logging

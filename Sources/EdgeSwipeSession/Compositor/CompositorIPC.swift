@@ -1,4 +1,5 @@
 import EdgeSwipeProtocol
+public import EdgeSwipeSessionModel
 public import Logging
 public import NIOCore
 import NIOPosix

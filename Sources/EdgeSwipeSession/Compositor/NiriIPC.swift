@@ -1,4 +1,5 @@
 import EdgeSwipeProtocol
+import EdgeSwipeSessionModel
 import Logging
 import NIOCore
 

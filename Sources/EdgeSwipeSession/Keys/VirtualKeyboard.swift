@@ -1,4 +1,5 @@
 import CWayland
+public import EdgeSwipeSessionModel
 import EdgeSwipeSystem
 import Glibc
 import NIOConcurrencyHelpers

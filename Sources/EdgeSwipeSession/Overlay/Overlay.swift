@@ -2,6 +2,7 @@ import CCairo
 import CWayland
 public import EdgeSwipeClient
 import EdgeSwipeProtocol
+public import EdgeSwipeSessionModel
 import EdgeSwipeSystem
 import Glibc
 public import Logging

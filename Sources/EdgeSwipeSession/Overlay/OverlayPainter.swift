@@ -1,4 +1,5 @@
 import CCairo
+public import EdgeSwipeSessionModel
 import EdgeSwipeVocabulary
 import Glibc
 
