@@ -15,8 +15,7 @@ final class HeadlessSway {
     let logURL: URL
     private(set) var swaySocket = ""
     let waylandDisplay = "wayland-1"
-    /// `setpriv` arguments that drop to `nobody`, when running as root; empty otherwise.
-    let dropPrivileges: [String]
+    let user: DesktopUser
 
     /// Why sway cannot run here (not installed), or `nil`: tests skip with it.
     static var unavailable: String? {
@@ -29,20 +28,15 @@ final class HeadlessSway {
         directory = try Paths.tempDirectory()
         runtimeDirectory = directory.appendingPathComponent("run")
         try FileManager.default.createDirectory(at: runtimeDirectory, withIntermediateDirectories: true)
-        let root = getuid() == 0
-        dropPrivileges = root ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"] : []
+        user = DesktopUser(directory: directory)
         chmod(directory.path, 0o755)
         chmod(runtimeDirectory.path, 0o700)
-        if root {
-            chown(directory.path, 65534, 65534)
-            chown(runtimeDirectory.path, 65534, 65534)
-        }
+        user.own(directory)
+        user.own(runtimeDirectory)
         let configURL = directory.appendingPathComponent("sway.conf")
         try ("output HEADLESS-1 resolution 800x600\nxwayland disable\n" + config).write(to: configURL, atomically: true, encoding: .utf8)
         chmod(configURL.path, 0o644)
-        logURL = directory.appendingPathComponent("sway.log")
-        try Paths.emptyFile(logURL)
-        if root { chown(logURL.path, 65534, 65534) }
+        logURL = try user.writableFile("sway.log")
         try launch(process, ["/usr/bin/sway", "-c", configURL.path], environment: [
             "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1",
         ], log: logURL)
@@ -69,26 +63,13 @@ final class HeadlessSway {
 
     /// Starts `arguments` as sway's user, with a clean environment plus `environment`, its output to `log`.
     func launch(_ process: Process, _ arguments: [String], environment: [String: String], log: URL) throws {
-        let handle = try FileHandle(forWritingTo: log)
-        let command = dropPrivileges + arguments
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
         var env = ["XDG_RUNTIME_DIR": runtimeDirectory.path, "PATH": "/usr/bin:/bin", "HOME": directory.path]
         for (k, v) in environment { env[k] = v }
-        process.environment = env
-        process.standardOutput = handle
-        process.standardError = handle
-        process.currentDirectoryURL = directory
-        try process.run()
+        try user.launch(process, arguments, environment: env, log: log)
     }
 
     /// A file in the directory that sway's user may write.
-    func writableFile(_ name: String) throws -> URL {
-        let url = directory.appendingPathComponent(name)
-        try Paths.emptyFile(url)
-        if getuid() == 0 { chown(url.path, 65534, 65534) }
-        return url
-    }
+    func writableFile(_ name: String) throws -> URL { try user.writableFile(name) }
 
     deinit {
         // SIGKILL: sway handles SIGTERM with signal(2), and a process started by the test runner inherits the
