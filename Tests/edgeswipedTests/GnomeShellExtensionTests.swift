@@ -31,6 +31,7 @@ struct GnomeShellExtensionTests {
         Check(description: "keys reach the focused window", run: keysReachWindow),
         Check(description: "the focused app is reported to the client alone, and changes", run: focusedApp),
         Check(description: "a claim turns GNOME's own gesture off; release and the client's death turn it back on", run: claims),
+        Check(description: "the extension disabled mid-gesture: it goes back, claims are released; enabled again, it says Ready", run: disabled),
         Check(description: "measured: handler time per update, frames and the shell's CPU during a slide", run: measures),
     ]
 
@@ -297,6 +298,23 @@ struct GnomeShellExtensionTests {
         #expect(restored != nil, "the client's death released its claim")
         s.client = try ShellDriver(in: s.shell)
         #expect(s.client.call("Register", "u", "1").ok)
+    }
+
+    static func disabled(_ s: GnomeStage) throws {
+        let extensions = ("/org/gnome/Shell", "org.gnome.Shell.Extensions")
+        #expect(s.client.call("ClaimGestures", "as", "touchscreen-horizontal").ok)
+        let id = s.begin("workspace-next")
+        s.slide(id, to: 0.4)
+        #expect(s.shell.waitForState { $0.switching } != nil)
+        try s.shell.callShell(extensions.0, extensions.1, "DisableExtension", "s", [HeadlessGnomeShell.extensionUUID])
+        let after = s.shell.waitForState { $0.settled && $0.tracker("workspaces", "touchscreen") == true }
+        #expect(after?.activeWorkspace == 0 && after?.settled == true, "went back, claim released: \(after.map { "\($0)" } ?? "?")")
+        let readyBefore = s.client.signals("Ready").count
+        try s.shell.callShell(extensions.0, extensions.1, "EnableExtension", "s", [HeadlessGnomeShell.extensionUUID])
+        #expect(waitUntil(timeout: 20) { s.client.signals("Ready").count > readyBefore }, "Ready, broadcast when the object is back")
+        let stale = s.client.call("BeginGesture", "tsi", s.nextID(), "workspace-next", "-1")
+        #expect(stale.error == "org.freedesktop.DBus.Error.AccessDenied", "a registration does not outlive the extension: \(stale)")
+        #expect(s.client.call("Register", "u", "1").ok, "the client registers again")
     }
 
     static func measures(_ s: GnomeStage) throws {

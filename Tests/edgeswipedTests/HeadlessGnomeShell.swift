@@ -172,19 +172,27 @@ final class HeadlessGnomeShell {
     /// A file in the directory that the shell's user may write.
     func writableFile(_ name: String) throws -> URL { try user.writableFile(name) }
 
-    /// Calls the observer (`org.edgeswipe.TestObserver`) through busctl, as the shell's user, and answers its one
-    /// return value: JSON answers parsed.
+    /// Calls the observer (`org.edgeswipe.TestObserver`) and answers its one return value, JSON answers parsed.
     @discardableResult
     func observe(_ method: String, _ signature: String = "", _ arguments: [String] = [], timeout: Double = 60) throws -> Any? {
+        try callShell("/org/edgeswipe/TestObserver", "org.edgeswipe.TestObserver", method, signature, arguments, timeout: timeout)
+    }
+
+    /// Calls `interface.method` at `path` of org.gnome.Shell through busctl, as the shell's user, and answers its first
+    /// return value (a string holding JSON parsed).
+    @discardableResult
+    func callShell(
+        _ path: String, _ interface: String, _ method: String, _ signature: String = "", _ arguments: [String] = [], timeout: Double = 60
+    ) throws -> Any? {
         let command = user.dropPrivileges + [
             "/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=\(busAddress)", "/usr/bin/busctl", "--user", "--json=short", "--timeout=\(Int(timeout))",
-            "call", "org.gnome.Shell", "/org/edgeswipe/TestObserver", "org.edgeswipe.TestObserver", method,
+            "call", "org.gnome.Shell", path, interface, method,
         ] + (signature.isEmpty ? [] : [signature, "--"] + arguments)
         let r = try run(URL(fileURLWithPath: command[0]), Array(command.dropFirst()), timeoutSeconds: timeout + 10)
-        guard r.status == 0 else { throw DaemonTestError("observer \(method) \(arguments): \(r.stderr)") }
+        guard r.status == 0 else { throw DaemonTestError("\(interface).\(method) \(arguments): \(r.stderr)") }
         guard let reply = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
             let value = (reply["data"] as? [Any])?.first
-        else { throw DaemonTestError("observer \(method): unreadable answer \(r.stdout)") }
+        else { throw DaemonTestError("\(interface).\(method): unreadable answer \(r.stdout)") }
         if let text = value as? String, let json = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed) {
             return json
         }

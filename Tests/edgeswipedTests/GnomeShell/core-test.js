@@ -231,6 +231,10 @@ section('workspace gestures', () => {
         Math.abs(wa.calls.at(-1)[1] - (0.9625 + 0.9625 * 0.3)) < 1e-12, JSON.stringify(wa.calls.slice(-3)));
     board.end(7, false, 100);
     check('workspace: going back ends at the snap point it began at', same(wa.calls.at(-1), ['end', 100, 0.9625]));
+    board.begin(7, 'workspace-next', 0);
+    check('a Begin for a transition running out catches it too', board.gestures.get(7).state === 'following' &&
+        same(wa.calls.slice(-2).map(c => c[0]), ['begin', 'update']), JSON.stringify(wa.calls.slice(-2)));
+    board.end(7, false, 100);
 
     // A modal dialog opens while a gesture follows the finger: it goes back at once and says why.
     board.begin(9, 'workspace-previous', -1);
