@@ -315,6 +315,12 @@ struct GnomeShellExtensionTests {
         let stale = s.client.call("BeginGesture", "tsi", s.nextID(), "workspace-next", "-1")
         #expect(stale.error == "org.freedesktop.DBus.Error.AccessDenied", "a registration does not outlive the extension: \(stale)")
         #expect(s.client.call("Register", "u", "1").ok, "the client registers again")
+        // The first chord of a freshly enabled extension arrives: its keyboard was made at enable (a device made at
+        // the first chord dropped that chord).
+        try s.shell.act("focus", "one")
+        s.shell.waitForState { $0.focusedWMClass == "org.edgeswipe.TestOne" }
+        #expect(s.client.call("SendChord", "asu", "ctrl", "\(0x79)").ok)
+        #expect(waitUntil(timeout: 20) { s.windowLog("one").contains("key y ctrl") }, "the window got: \(s.windowLog("one"))")
     }
 
     static func measures(_ s: GnomeStage) throws {
