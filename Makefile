@@ -23,6 +23,7 @@ endif
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+APPLICATIONSDIR ?= $(PREFIX)/share/applications
 
 # The Swift runtime linked into the binaries: less resident memory for the daemon and no dependency on an
 # installed Swift runtime. SWIFT_BUILD_FLAGS= builds against the shared runtime instead.
@@ -140,6 +141,11 @@ install: build man install-gnome-extension
 	# ~/.config/edgeswipe/session.toml. Under examples/, which dh_compress leaves uncompressed.
 	install -d $(DESTDIR)$(DOCDIR)/examples
 	install -m 0644 config/session.toml $(DESTDIR)$(DOCDIR)/examples/session.toml
+	# edgeswipe-session's desktop entry, hidden from menus: KWin grants the session its restricted Wayland interfaces
+	# (X-KDE-Wayland-Interfaces) when an application entry's Exec is the running binary's path (docs/COMPOSITORS.md).
+	install -d $(DESTDIR)$(APPLICATIONSDIR)
+	sed 's|/usr/local/bin|$(BINDIR)|g' packaging/edgeswipe-session.desktop > $(DESTDIR)$(APPLICATIONSDIR)/edgeswipe-session.desktop
+	chmod 0644 $(DESTDIR)$(APPLICATIONSDIR)/edgeswipe-session.desktop
 	install -m 0644 udev/71-edgeswipe.rules $(DESTDIR)$(UDEVDIR)/
 	install -m 0644 packaging/edgeswipe.sysusers $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf
 	[ -e $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml ] || \
@@ -160,5 +166,5 @@ uninstall:
 	done
 	rm -f $(addprefix $(DESTDIR)$(UNITDIR)/,$(SYSTEM_UNITS)) $(addprefix $(DESTDIR)$(USERUNITDIR)/,$(USER_UNITS)) \
 		$(DESTDIR)$(UDEVDIR)/71-edgeswipe.rules $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf \
-		$(DESTDIR)$(DOCDIR)/examples/session.toml
+		$(DESTDIR)$(DOCDIR)/examples/session.toml $(DESTDIR)$(APPLICATIONSDIR)/edgeswipe-session.desktop
 	rm -rf $(DESTDIR)$(GNOME_SHELL_EXTENSIONDIR)/$(GNOME_SHELL_EXTENSION_UUID)

@@ -379,7 +379,7 @@ func processCPUSeconds(_ pid: Int32) -> Double {
 final class GnomeStage {
     let shell: HeadlessGnomeShell
     var client: ShellDriver
-    private var windows: [String: (process: Process, log: URL)] = [:]
+    private var windows: [String: HeadlessSession.Launched] = [:]
     private var lastID: UInt64 = 0
     private(set) var shellPID: Int32 = 0
 
@@ -389,21 +389,18 @@ final class GnomeStage {
         #expect(try shell.observe("SetAnimations", "b", ["true"]) as? Bool == true, "animations un-inhibited")
         try shell.act("hide-overview")
         try shell.act("clear-notifications")
-        var windows: [String: (process: Process, log: URL)] = [:]
+        var windows: [String: HeadlessSession.Launched] = [:]
         for (title, text, align) in [("one", "WORKSPACE 1", "end"), ("two", "WORKSPACE 2", "start")] {
-            let log = try shell.writableFile("window-\(title).log")
-            let process = Process()
             let appID = title == "one" ? "org.edgeswipe.TestOne" : "org.edgeswipe.TestTwo"
-            try shell.launch(process, ["/usr/bin/gjs", shell.directory.appendingPathComponent("test-window.js").path, appID, title, text, log.path, align], log: log)
-            windows[title] = (process, log)
+            let log = try shell.writableFile("window-\(title).keys")
+            let window = try shell.startClient(
+                "window-\(title)", ["/usr/bin/gjs", shell.directory.appendingPathComponent("test-window.js").path, appID, title, text, log.path, align])
+            windows[title] = HeadlessSession.Launched(process: window.process, log: log)
             let shown = waitUntil(timeout: 30) {
                 let listed = (try? shell.state())?.json["windows"] as? [[String: Any]] ?? []
-                return listed.contains { $0["title"] as? String == title }
+                return listed.contains { $0["title"] as? String == title } || !window.isRunning
             }
-            guard shown else {
-                for (p, _) in windows.values { kill(p.processIdentifier, SIGKILL) }
-                throw DaemonTestError("the test window \(title) did not show: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-            }
+            guard shown, window.isRunning else { throw DaemonTestError("the test window \(title) did not show: \(window.text)") }
         }
         self.windows = windows
         try shell.act("move", "two:1")
@@ -411,16 +408,8 @@ final class GnomeStage {
         shellPID = try shell.state().pid
     }
 
-    deinit {
-        for (process, _) in windows.values where process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
-
-    func windowLog(_ title: String) -> String {
-        windows[title].flatMap { try? String(contentsOf: $0.log, encoding: .utf8) } ?? ""
-    }
+    /// The keys window `title` received, one line each.
+    func windowLog(_ title: String) -> String { windows[title]?.text ?? "" }
 
     /// A transition id the daemon could have given (as text, for the driver).
     func nextID() -> String {
@@ -457,7 +446,7 @@ final class GnomeStage {
     func screenshot(_ name: String) throws {
         let file = try shell.writableFile("\(name).png")
         try shell.observe("Screenshot", "s", [file.path], timeout: 120)
-        let folder = GnomeArtefacts.directory
+        let folder = Artefacts.base.appendingPathComponent("gnome")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let kept = folder.appendingPathComponent("\(name).png")
         try? FileManager.default.removeItem(at: kept)
@@ -475,14 +464,6 @@ final class GnomeStage {
         let answer = try shell.observe("TouchSwipe", "udduu", ["3", "-420", "0", "12", "30"]) as? [String: Any]
         return ((answer?["samples"] as? [[String: Any]]) ?? []).map { ($0["switching"] as? Bool) ?? false }
     }
-}
-
-enum GnomeArtefacts {
-    static let directory: URL = {
-        let base = ProcessInfo.processInfo.environment["EDGESWIPE_ARTEFACTS"].map { URL(fileURLWithPath: $0) }
-            ?? Paths.packageRoot.appendingPathComponent(".build/artefacts")
-        return base.appendingPathComponent("gnome")
-    }()
 }
 
 extension HeadlessGnomeShell {

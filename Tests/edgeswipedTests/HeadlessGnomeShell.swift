@@ -2,26 +2,27 @@ import EdgeSwipeTestSupport
 import Foundation
 import Glibc
 
-/// A real GNOME Shell 43, headless (`gnome-shell --wayland --headless --no-x11 --virtual-monitor 1280x800`), with the
-/// EdgeSwipe extension installed where GNOME finds system extensions (`share/gnome-shell/extensions` on
-/// `XDG_DATA_DIRS`, as `make install` puts it) and the test-only observer beside it (`GnomeShell/`, never installed).
+/// A real GNOME Shell 43, headless (`gnome-shell --wayland --headless --no-x11 --virtual-monitor 1280x800`), in a
+/// ``HeadlessSession`` (as `nobody` when the tests run as root, its own 0700 `XDG_RUNTIME_DIR` and `HOME`, every process
+/// in a process group killed at the end, its logs kept in `compositors/gnome-shell/`), with the EdgeSwipe extension
+/// installed where GNOME finds system extensions (`share/gnome-shell/extensions` on `XDG_DATA_DIRS`, as `make install`
+/// puts it) and the test-only observer beside it (`GnomeShell/`, never installed).
 ///
-/// As `HeadlessSway`, it runs as `nobody` when the tests run as root (`DesktopUser`), with its own 0700
-/// `XDG_RUNTIME_DIR`, its own home and settings (`GSETTINGS_BACKEND=keyfile`: the extensions enabled, four static
-/// workspaces, no notification banners over the screenshots), a private session bus (`dbus-run-session`) and a private
-/// "system" bus on which python3-dbusmock's logind template stands in for systemd-logind (GNOME Shell dies at start
-/// without one). All of it runs in a session of its own (`setsid`), whose process group is killed at the end.
-final class HeadlessGnomeShell {
-    let directory: URL
-    let runtimeDirectory: URL
-    let home: URL
+/// Its settings are a keyfile in its `HOME` (`GSETTINGS_BACKEND=keyfile`: the extensions enabled, four static
+/// workspaces, new windows centred, no notification banners over the screenshots); `dbus-run-session` gives it a
+/// private session bus, on which it starts a private "system" bus where python3-dbusmock's logind template stands in
+/// for systemd-logind (GNOME Shell dies at start without one). All of it stays in the launcher's process group.
+final class HeadlessGnomeShell: HeadlessCompositor {
+    let session: HeadlessSession
     let share: URL
     let logURL: URL
-    let user: DesktopUser
     private let launcher = Process()
     private(set) var busAddress = ""
-    private var processGroup: pid_t = 0
+    private(set) var startSeconds = 0.0
     static let size = (width: 1280, height: 800)
+
+    var directory: URL { session.directory }
+    var runtimeDirectory: URL { session.runtimeDirectory }
 
     static let extensionUUID = "edgeswipe@edgeswipe.invalid"
     static let observerUUID = "edgeswipe-test-observer@edgeswipe.invalid"
@@ -55,29 +56,23 @@ final class HeadlessGnomeShell {
     }
 
     init() throws {
-        directory = try Paths.tempDirectory()
-        runtimeDirectory = directory.appendingPathComponent("run")
-        home = directory.appendingPathComponent("home")
-        share = directory.appendingPathComponent("share")
-        logURL = directory.appendingPathComponent("shell.log")
-        user = DesktopUser(directory: directory)
+        let session = try HeadlessSession(name: "gnome-shell")
+        self.session = session
+        share = session.directory.appendingPathComponent("share")
         let extensions = share.appendingPathComponent("gnome-shell/extensions")
-        let settings = home.appendingPathComponent(".config/glib-2.0/settings")
-        let applications = share.appendingPathComponent("applications")
-        for dir in [runtimeDirectory, extensions, settings, applications] {
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        }
-        // The shipped extension, built as `make install` builds it, and the observer.
+        try FileManager.default.createDirectory(at: extensions, withIntermediateDirectories: true)
+        // The shipped extension, built as `make install` builds it (readable by all), and the observer.
         let built = try run(Self.extensionSource.appendingPathComponent("build"), ["legacy", extensions.path])
         guard built.status == 0 else { throw DaemonTestError("gnome-shell-extension/build legacy: \(built.stderr)") }
         try FileManager.default.copyItem(
             at: Self.fixtures.appendingPathComponent(Self.observerUUID), to: extensions.appendingPathComponent(Self.observerUUID))
-        try FileManager.default.copyItem(
-            at: Self.fixtures.appendingPathComponent("test-window.js"), to: directory.appendingPathComponent("test-window.js"))
+        try session.write(try String(contentsOf: Self.fixtures.appendingPathComponent("test-window.js"), encoding: .utf8), to: "test-window.js")
         // A desktop file for one of the test windows, so that GNOME knows its app by a .desktop id.
-        try "[Desktop Entry]\nType=Application\nName=EdgeSwipe Test One\nExec=true\nNoDisplay=true\n"
-            .write(to: applications.appendingPathComponent("org.edgeswipe.TestOne.desktop"), atomically: true, encoding: .utf8)
-        try """
+        try session.write(
+            "[Desktop Entry]\nType=Application\nName=EdgeSwipe Test One\nExec=true\nNoDisplay=true\n",
+            to: "share/applications/org.edgeswipe.TestOne.desktop")
+        // The user's own: GNOME writes it when an extension is enabled or disabled.
+        try session.write("""
             [org/gnome/shell]
             enabled-extensions=['\(Self.extensionUUID)', '\(Self.observerUUID)']
             disable-user-extensions=false
@@ -99,41 +94,25 @@ final class HeadlessGnomeShell {
             primary-color='#3465a4'
             color-shading-type='solid'
 
-            """.write(to: settings.appendingPathComponent("keyfile"), atomically: true, encoding: .utf8)
-        try Self.script.write(to: directory.appendingPathComponent("shell.sh"), atomically: true, encoding: .utf8)
-        try Paths.emptyFile(logURL)
-        user.ownTree(directory)
-        chmod(directory.path, 0o755)
-        chmod(runtimeDirectory.path, 0o700)
-
-        let handle = try FileHandle(forWritingTo: logURL)
-        // setsid --wait: a session (and process group) of its own, whose leader writes its pid for the kill at the end.
-        let command = user.dropPrivileges + [
-            "/usr/bin/env", "-i", "HOME=\(home.path)", "PATH=/usr/bin:/bin", "LANG=C.UTF-8", "XDG_RUNTIME_DIR=\(runtimeDirectory.path)",
-            "XDG_SESSION_TYPE=wayland", "GSETTINGS_BACKEND=keyfile", "XDG_DATA_DIRS=\(share.path):/usr/local/share:/usr/share",
-            "SIZE=\(Self.size.width)x\(Self.size.height)",
-            "/usr/bin/setsid", "--wait", "/bin/sh", "-c", "echo $$ > \"$XDG_RUNTIME_DIR/pgid\"; exec dbus-run-session -- sh \"$0\"",
-            directory.appendingPathComponent("shell.sh").path,
-        ]
-        launcher.executableURL = URL(fileURLWithPath: command[0])
-        launcher.arguments = Array(command.dropFirst())
-        launcher.standardOutput = handle
-        launcher.standardError = handle
-        launcher.currentDirectoryURL = directory
-        try launcher.run()
-        let ready = waitUntil(timeout: 90) {
-            if let pgid = try? String(contentsOf: self.runtimeDirectory.appendingPathComponent("pgid"), encoding: .utf8),
-                let n = pid_t(pgid.trimmingCharacters(in: .whitespacesAndNewlines))
-            {
-                self.processGroup = n
+            """, to: ".config/glib-2.0/settings/keyfile", under: session.home)
+        let script = try session.write(Self.script, to: "shell.sh")
+        logURL = try session.writableFile("gnome-shell.log")
+        let (launcher, logURL, runtime) = (launcher, logURL, session.runtimeDirectory)
+        var address = ""
+        startSeconds = try secondsTaken {
+            try session.launch(launcher, ["/usr/bin/dbus-run-session", "--", "/bin/sh", script.path], environment: [
+                "XDG_SESSION_TYPE": "wayland", "GSETTINGS_BACKEND": "keyfile", "XDG_DATA_DIRS": "\(share.path):/usr/local/share:/usr/share",
+                "SIZE": "\(Self.size.width)x\(Self.size.height)",
+            ], log: logURL)
+            _ = waitUntil(timeout: 90) {
+                address = (try? String(contentsOf: runtime.appendingPathComponent("bus.addr"), encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+                return (log.contains("[edgeswipe-observer] ready") && !address.isEmpty) || !launcher.isRunning
             }
-            if let addr = try? String(contentsOf: self.runtimeDirectory.appendingPathComponent("bus.addr"), encoding: .utf8) {
-                self.busAddress = addr.trimmingCharacters(in: .whitespacesAndNewlines)
-            }
-            return (self.log.contains("[edgeswipe-observer] ready") && !self.busAddress.isEmpty) || !self.launcher.isRunning
         }
-        guard ready, launcher.isRunning else {
-            stop()
+        busAddress = address
+        guard launcher.isRunning, log.contains("[edgeswipe-observer] ready"), !busAddress.isEmpty else {
             throw DaemonTestError("gnome-shell did not start (or the observer extension did not load):\n\(log.suffix(4000))")
         }
     }
@@ -155,22 +134,21 @@ final class HeadlessGnomeShell {
 
     var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
 
-    /// The environment of a client of this shell (Wayland, the session bus), as its user.
+    /// What a client of this shell needs on top of the session's base: Wayland, the session bus, GTK's backend.
     var environment: [String: String] {
-        [
-            "HOME": home.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "XDG_RUNTIME_DIR": runtimeDirectory.path,
-            "WAYLAND_DISPLAY": "wayland-0", "DBUS_SESSION_BUS_ADDRESS": busAddress, "GDK_BACKEND": "wayland",
-            "GSK_RENDERER": "cairo", "GSETTINGS_BACKEND": "memory",
-        ]
+        session.baseEnvironment.merging([
+            "WAYLAND_DISPLAY": "wayland-0", "DBUS_SESSION_BUS_ADDRESS": busAddress, "GDK_BACKEND": "wayland", "GSK_RENDERER": "cairo",
+            "GSETTINGS_BACKEND": "memory",
+        ]) { $1 }
     }
 
     /// Starts `arguments` as the shell's user, with this shell's client environment, its output to `log`.
     func launch(_ process: Process, _ arguments: [String], log: URL, standardInput: Pipe? = nil, standardOutput: Pipe? = nil) throws {
-        try user.launch(process, arguments, environment: environment, log: log, standardInput: standardInput, standardOutput: standardOutput)
+        try session.launch(process, arguments, environment: environment, log: log, standardInput: standardInput, standardOutput: standardOutput)
     }
 
     /// A file in the directory that the shell's user may write.
-    func writableFile(_ name: String) throws -> URL { try user.writableFile(name) }
+    func writableFile(_ name: String) throws -> URL { try session.writableFile(name) }
 
     /// Calls the observer (`org.edgeswipe.TestObserver`) and answers its one return value, JSON answers parsed.
     @discardableResult
@@ -184,7 +162,7 @@ final class HeadlessGnomeShell {
     func callShell(
         _ path: String, _ interface: String, _ method: String, _ signature: String = "", _ arguments: [String] = [], timeout: Double = 60
     ) throws -> Any? {
-        let command = user.dropPrivileges + [
+        let command = session.dropPrivileges + [
             "/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=\(busAddress)", "/usr/bin/busctl", "--user", "--json=short", "--timeout=\(Int(timeout))",
             "call", "org.gnome.Shell", path, interface, method,
         ] + (signature.isEmpty ? [] : [signature, "--"] + arguments)
@@ -219,24 +197,6 @@ final class HeadlessGnomeShell {
             return last.map(condition) ?? false
         }
         return last
-    }
-
-    /// Kills the shell's process group (the buses, the logind mock, gnome-shell and what the bus started) and waits
-    /// until it is empty. SIGKILL: a process the test runner started inherits the runner's blocked signals.
-    func stop() {
-        if processGroup > 0 {
-            kill(-processGroup, SIGKILL)
-            _ = waitUntil(timeout: 20) { kill(-self.processGroup, 0) != 0 }
-        }
-        if launcher.isRunning {
-            kill(launcher.processIdentifier, SIGKILL)
-        }
-        launcher.waitUntilExit()
-    }
-
-    deinit {
-        stop()
-        try? FileManager.default.removeItem(at: directory)
     }
 }
 
@@ -285,7 +245,7 @@ final class ShellDriver {
     private(set) var pid: Int32 = 0
 
     static var unavailable: String? {
-        if ClickProbe.compiler == nil { return "no C compiler (apt install gcc): the GNOME tests build their D-Bus driver" }
+        if WaylandProbe.compiler == nil { return "no C compiler (apt install gcc): the GNOME tests build their D-Bus driver" }
         if !FileManager.default.fileExists(atPath: "/usr/include/systemd/sd-bus.h") {
             return "no sd-bus headers (apt install libsystemd-dev): the GNOME tests build their D-Bus driver"
         }
@@ -305,7 +265,7 @@ final class ShellDriver {
         chmod(dir.path, 0o755)
         let output = dir.appendingPathComponent("driver")
         let source = HeadlessGnomeShell.fixtures.appendingPathComponent("driver.c").path
-        let r = try run(URL(fileURLWithPath: ClickProbe.compiler ?? "cc"), ["-O1", "-Wall", "-o", output.path, source, "-lsystemd"])
+        let r = try run(URL(fileURLWithPath: WaylandProbe.compiler ?? "cc"), ["-O1", "-Wall", "-o", output.path, source, "-lsystemd"])
         guard r.status == 0 else { throw DaemonTestError("building the D-Bus driver: \(r.stderr)") }
         chmod(output.path, 0o755)
         built = output
@@ -314,14 +274,8 @@ final class ShellDriver {
 
     /// Starts the driver in `shell`'s session as `name` (a copy of the binary of that name).
     init(in shell: HeadlessGnomeShell, name: String = "edgeswipe-session") throws {
-        let bin = shell.directory.appendingPathComponent("bin")
-        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        chmod(bin.path, 0o755)
-        let exe = bin.appendingPathComponent(name)
-        if !FileManager.default.fileExists(atPath: exe.path) {
-            try FileManager.default.copyItem(at: try Self.binary(), to: exe)
-            chmod(exe.path, 0o755)
-        }
+        let exe = shell.directory.appendingPathComponent(name)
+        if !FileManager.default.fileExists(atPath: exe.path) { _ = try shell.session.copyExecutable(try Self.binary(), as: name) }
         let log = try shell.writableFile("driver-\(name)-\(UInt32.random(in: 0...UInt32.max)).log")
         try shell.launch(process, [exe.path], log: log, standardInput: input, standardOutput: output)
         // A driver that died must not take the test runner with it when the test writes to it.
