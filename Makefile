@@ -83,8 +83,15 @@ MANOUT = $(SCRATCH_DIR)/man
 # Manual pages dated by the package's changelog when there is one (reproducible builds), else today.
 MANDATE = $(if $(SOURCE_DATE_EPOCH),--date $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%d))
 
-.PHONY: all build man test install uninstall deb print-swift-build-flags print-products
+.PHONY: all build man test install uninstall deb print-swift-build-flags print-products install-gnome-extension
 all: build
+
+# The GNOME Shell extension (gnome-shell-extension/README.md) goes where GNOME Shell finds system extensions. Its
+# format is the one the GNOME it is for loads: `auto` asks the installed gnome-shell (legacy up to 44, esm from 45)
+# and takes legacy where there is none (Debian 12's build).
+GNOME_SHELL_EXTENSION_FORMAT ?= auto
+GNOME_SHELL_EXTENSIONDIR ?= $(PREFIX)/share/gnome-shell/extensions
+GNOME_SHELL_EXTENSION_UUID := edgeswipe@edgeswipe.invalid
 
 # The flags of the build that `make install` ships, for scripts that build or measure the same binary
 # (scripts/bench, scripts/e2e-qemu).
@@ -119,7 +126,10 @@ test:
 deb:
 	scripts/package
 
-install: build man
+install-gnome-extension:
+	gnome-shell-extension/build $(GNOME_SHELL_EXTENSION_FORMAT) $(DESTDIR)$(GNOME_SHELL_EXTENSIONDIR)
+
+install: build man install-gnome-extension
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(UDEVDIR) \
 		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/edgeswipe $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
@@ -157,3 +167,4 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(UNITDIR)/,$(SYSTEM_UNITS)) $(addprefix $(DESTDIR)$(USERUNITDIR)/,$(USER_UNITS)) \
 		$(DESTDIR)$(UDEVDIR)/71-edgeswipe.rules $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf \
 		$(DESTDIR)$(DOCDIR)/examples/session.toml $(DESTDIR)$(APPLICATIONSDIR)/edgeswipe-session.desktop
+	rm -rf $(DESTDIR)$(GNOME_SHELL_EXTENSIONDIR)/$(GNOME_SHELL_EXTENSION_UUID)

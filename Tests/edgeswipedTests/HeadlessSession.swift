@@ -97,17 +97,22 @@ final class HeadlessSession: @unchecked Sendable {
         return target
     }
 
-    /// Starts `arguments` as the session's user with ``baseEnvironment`` plus `environment`, its output to `log`. The
-    /// process is the leader of a new process group, which ``stopAll()`` kills.
-    func launch(_ process: Process, _ arguments: [String], environment: [String: String], log: URL) throws {
+    /// Starts `arguments` as the session's user with ``baseEnvironment`` plus `environment`, its output to `log` (or
+    /// its standard output to `standardOutput`, and its input from `standardInput`, for a client the test talks to).
+    /// The process is the leader of a new process group, which ``stopAll()`` kills.
+    func launch(
+        _ process: Process, _ arguments: [String], environment: [String: String], log: URL, standardInput: Pipe? = nil,
+        standardOutput: Pipe? = nil
+    ) throws {
         let handle = try FileHandle(forWritingTo: log)
         defer { try? handle.close() }
         let command = dropPrivileges + arguments
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         process.environment = baseEnvironment.merging(environment) { $1 }
-        process.standardOutput = handle
+        process.standardOutput = standardOutput ?? handle
         process.standardError = handle
+        if let standardInput { process.standardInput = standardInput }
         process.currentDirectoryURL = directory
         try process.run()
         lock.withLock { started.append(process) }
