@@ -65,12 +65,14 @@ extension RunningTransitionSummary {
 
 extension ConfigSummary {
     public init(configuration c: EngineConfiguration, source: String) {
+        let rubberBandLimit: Double? = if case .rubberBand(let band) = c.overscroll { band.limit.value } else { nil }
         self.init(
             source: source, containers: c.containers.map(\.name),
             bindings: c.bindings.map(BindingSummary.init),
             animator: AnimatorSummary(c.animator), completionCurve: c.completionCurve.name,
             completionSpeed: c.completionSpeed,
-            tickHz: c.tickInterval.value > 0 ? 1 / c.tickInterval.seconds : 0)
+            tickHz: c.tickInterval.value > 0 ? 1 / c.tickInterval.seconds : 0,
+            rubberBandLimit: rubberBandLimit)
     }
 }
 

@@ -9,12 +9,16 @@ public struct ConfigSummary: Hashable, Sendable, Codable, WireObject {
     public var completionSpeed = 0.0
     /// The run-out frame rate the engine ticks at while something animates.
     public var tickHz = 0.0
+    /// The rubber band's limit (`[transition] rubber_band_limit`): the bound a blocked gesture's `overscroll` tends
+    /// to and never reaches, which a client measures the band it draws against. Absent with `overscroll = "none"`
+    /// (no gesture then carries an `overscroll`), and from servers older than it.
+    public var rubberBandLimit: Double?
 
     init() {}
 
     public init(
         source: String, containers: [String], bindings: [BindingSummary], animator: AnimatorSummary,
-        completionCurve: String, completionSpeed: Double, tickHz: Double
+        completionCurve: String, completionSpeed: Double, tickHz: Double, rubberBandLimit: Double? = nil
     ) {
         self.source = source
         self.containers = containers
@@ -23,6 +27,7 @@ public struct ConfigSummary: Hashable, Sendable, Codable, WireObject {
         self.completionCurve = completionCurve
         self.completionSpeed = completionSpeed
         self.tickHz = tickHz
+        self.rubberBandLimit = rubberBandLimit
     }
 
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
@@ -33,6 +38,7 @@ public struct ConfigSummary: Hashable, Sendable, Codable, WireObject {
         try c.field("completion_curve", &completionCurve)
         try c.field("completion_speed", &completionSpeed)
         try c.field("tick_hz", &tickHz)
+        try c.field("rubber_band_limit", &rubberBandLimit)
     }
 }
 

@@ -95,6 +95,11 @@ public struct OverlayModel: Sendable {
     }
 
     private(set) var tracks: [UInt64: Track] = [:]
+    /// The rubber band's limit as the daemon is configured (the `rubber_band_limit` of `hello`'s configuration, then
+    /// of each reloaded `config`), which a blocked swipe's reach is measured against; `nil`, and no band drawn, when
+    /// the daemon sends none (`overscroll = "none"`, or a server older than the field) or one that is not a positive
+    /// number.
+    public private(set) var rubberBandLimit: Double?
 
     /// How long a re-grab blends the drawing from where it was into the finger's: no jump, yet under the finger
     /// within a few frames.
@@ -102,9 +107,6 @@ public struct OverlayModel: Sendable {
     /// How long the indicator takes to turn the accent colour (or back) when the release projection crosses the
     /// threshold.
     public static let commitBlendUS: UInt64 = 90_000
-    /// The rubber band's limit with the daemon's default configuration (`rubber_band_limit`), which a blocked
-    /// swipe's reach is measured against.
-    public static let rubberBandLimit = 0.05
     /// Tracks kept at most (transitions a gesture named and the stream never ended, after a lost connection).
     static let maxTracks = 64
 
@@ -128,8 +130,11 @@ public struct OverlayModel: Sendable {
         }()
         stream.apply(message)
         switch message {
-        case .hello:
+        case .hello(let m):
             tracks.removeAll()
+            rubberBandLimit = Self.usableLimit(m.config.rubberBandLimit)
+        case .config(let m):
+            if m.result == .reloaded, let config = m.config { rubberBandLimit = Self.usableLimit(config.rubberBandLimit) }
         case .gesture(let g):
             if let id = g.transition {
                 tracks[id, default: Track()].along = Self.along(g)
@@ -144,7 +149,7 @@ public struct OverlayModel: Sendable {
                     tracks[m.id, default: Track()].commit = CommitChange(from: drawnCommit ?? target, to: target, atUS: nowUS)
                 }
             }
-        case .lifecycle, .presentation, .interaction, .state, .device, .config, .error, .reply, .goodbye, .unknown:
+        case .lifecycle, .presentation, .interaction, .state, .device, .error, .reply, .goodbye, .unknown:
             break
         }
         if tracks.count > Self.maxTracks {
@@ -157,6 +162,7 @@ public struct OverlayModel: Sendable {
     public mutating func disconnected() {
         stream = StreamState()
         tracks.removeAll()
+        rubberBandLimit = nil
     }
 
     /// The transition whose run-out `message` catches, if it is one of a catch's first messages: the new gesture's
@@ -293,13 +299,19 @@ public struct OverlayModel: Sendable {
     /// A blocked gesture's rubber band at `nowUS`: the finger's displacement while it is down, then the spring back
     /// to 0 (as the web page draws it).
     func rubberBand(_ g: GestureMessage, atUS nowUS: UInt64) -> EdgeIndicator? {
-        guard g.blocked != nil, let edge = g.edge ?? g.direction.map(Self.originEdge) else { return nil }
+        guard g.blocked != nil, let limit = rubberBandLimit, let edge = g.edge ?? g.direction.map(Self.originEdge) else { return nil }
         let amount: Double =
             if let a = g.animation { a.percent(atTimeUS: nowUS) } else if g.state == .began || g.state == .changed { g.overscroll ?? 0 } else { 0 }
         guard amount > 0.0001 else { return nil }
         return EdgeIndicator(
-            edge: edge, along: Self.along(g), reach: amount / Self.rubberBandLimit, commit: 0, alpha: 1,
+            edge: edge, along: Self.along(g), reach: amount / limit, commit: 0, alpha: 1,
             style: .blocked(fingers: g.fingers))
+    }
+
+    /// A limit the band can be measured against: a positive finite number.
+    static func usableLimit(_ limit: Double?) -> Double? {
+        guard let limit, limit.isFinite, limit > 0 else { return nil }
+        return limit
     }
 
     /// 0 below `a`, 1 above `b`, Hermite in between.

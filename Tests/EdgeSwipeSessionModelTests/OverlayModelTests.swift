@@ -1,8 +1,8 @@
 import EdgeSwipeClient
-import EdgeSwipeProtocol
 import EdgeSwipeTestSupport
 import Testing
 
+@testable import EdgeSwipeProtocol
 @testable import EdgeSwipeSessionModel
 
 /// The overlay's frames from the engine's own stream (StreamScenario): what is drawn where, when, and when nothing is.
@@ -122,6 +122,48 @@ struct OverlayModelTests {
         #expect(model.isMoving(atUS: spring.startTimeUS))
         #expect(Self.indicators(model.frame(atUS: spring.endTimeUS, output: Self.output, outputs: [Self.output])).isEmpty)
         #expect(!model.isMoving(atUS: spring.endTimeUS))
+    }
+
+    /// The blocked swipe's reaches while the finger stretches the band, with the `hello`'s `rubber_band_limit`
+    /// replaced by `helloLimit` and, when `reloadedLimit` is given, a reloaded `config` carrying it just before.
+    static func blockedReaches(helloLimit: Double?, reloadedLimit: Double? = nil) -> [Double] {
+        var model = OverlayModel()
+        var reaches: [Double] = []
+        var reloaded = false
+        for message in messages {
+            var m = message
+            if case .hello(var hello) = m {
+                hello.config.rubberBandLimit = helloLimit
+                m = .hello(hello)
+            }
+            if case .gesture(let g) = m, g.blocked != nil, let limit = reloadedLimit, !reloaded, case .hello(let hello)? = messages.first {
+                var config = hello.config
+                config.rubberBandLimit = limit
+                model.apply(.config(ConfigMessage(seq: 0, timeUS: m.timeUS, result: .reloaded, message: "", config: config)), atUS: m.timeUS)
+                reloaded = true
+            }
+            model.apply(m, atUS: m.timeUS)
+            if case .gesture(let g) = m, g.blocked != nil, g.state == .changed {
+                reaches.append(indicators(model.frame(atUS: m.timeUS, output: output, outputs: [output])).first?.reach ?? 0)
+            }
+        }
+        return reaches
+    }
+
+    @Test("a blocked swipe's reach is measured against the daemon's rubber_band_limit: the hello's, then a reloaded config's")
+    func rubberBandLimitFromTheStream() throws {
+        let hello = try #require(Self.messages.first.flatMap { if case .hello(let h) = $0 { h } else { nil } })
+        #expect(hello.config.rubberBandLimit == 0.05, "the stream's hello carries the default configuration's limit")
+        let daemons = Self.blockedReaches(helloLimit: 0.05)
+        #expect(daemons.count > 5 && daemons.allSatisfy { $0 > 0 })
+        for (twice, base) in zip(Self.blockedReaches(helloLimit: 0.1), daemons) {
+            #expect(abs(twice * 2 - base) < 1e-9, "a limit twice as far: the same stretch reaches half as far")
+        }
+        for (reloaded, base) in zip(Self.blockedReaches(helloLimit: 0.05, reloadedLimit: 0.025), daemons) {
+            #expect(abs(reloaded - base * 2) < 1e-9, "a reload to half the limit: twice the reach")
+        }
+        #expect(Self.blockedReaches(helloLimit: nil).allSatisfy { $0 == 0 }, "no limit on the wire (overscroll = \"none\", an older daemon): no band")
+        #expect(Self.blockedReaches(helloLimit: -1).allSatisfy { $0 == 0 }, "a limit that is not a positive number: no band")
     }
 
     @Test("a top-edge presentation: the panel follows the streamed geometry, with its dimming, and the indicator at the top")
