@@ -806,59 +806,31 @@ public enum ServerMessage: Hashable, Sendable, Codable {
     }
 
     /// The `type` field.
-    public var type: String {
-        switch self {
-        case .hello: MessageType.hello.rawValue
-        case .gesture: MessageType.gesture.rawValue
-        case .transition: MessageType.transition.rawValue
-        case .lifecycle: MessageType.lifecycle.rawValue
-        case .presentation: MessageType.presentation.rawValue
-        case .interaction: MessageType.interaction.rawValue
-        case .state: MessageType.state.rawValue
-        case .device: MessageType.device.rawValue
-        case .config: MessageType.config.rawValue
-        case .error: MessageType.error.rawValue
-        case .reply: MessageType.reply.rawValue
-        case .goodbye: MessageType.goodbye.rawValue
-        case .unknown(let m): m.type
-        }
-    }
+    public var type: String { common.type }
 
     /// The per-connection sequence number: 1 for `hello`, then gap-free.
-    public var seq: UInt64 {
-        switch self {
-        case .hello(let m): m.seq
-        case .gesture(let m): m.seq
-        case .transition(let m): m.seq
-        case .lifecycle(let m): m.seq
-        case .presentation(let m): m.seq
-        case .interaction(let m): m.seq
-        case .state(let m): m.seq
-        case .device(let m): m.seq
-        case .config(let m): m.seq
-        case .error(let m): m.seq
-        case .reply(let m): m.seq
-        case .goodbye(let m): m.seq
-        case .unknown(let m): m.seq
-        }
-    }
+    public var seq: UInt64 { common.seq }
 
     /// Monotonic time of the message, in microseconds.
-    public var timeUS: UInt64 {
+    public var timeUS: UInt64 { common.timeUS }
+
+    /// The fields every message has, from one switch over the kinds: an enum of structs has no stored field in
+    /// common, so each kind's message is asked for its own.
+    private var common: (type: String, seq: UInt64, timeUS: UInt64) {
         switch self {
-        case .hello(let m): m.timeUS
-        case .gesture(let m): m.timeUS
-        case .transition(let m): m.timeUS
-        case .lifecycle(let m): m.timeUS
-        case .presentation(let m): m.timeUS
-        case .interaction(let m): m.timeUS
-        case .state(let m): m.timeUS
-        case .device(let m): m.timeUS
-        case .config(let m): m.timeUS
-        case .error(let m): m.timeUS
-        case .reply(let m): m.timeUS
-        case .goodbye(let m): m.timeUS
-        case .unknown(let m): m.timeUS
+        case .hello(let m): m.common
+        case .gesture(let m): m.common
+        case .transition(let m): m.common
+        case .lifecycle(let m): m.common
+        case .presentation(let m): m.common
+        case .interaction(let m): m.common
+        case .state(let m): m.common
+        case .device(let m): m.common
+        case .config(let m): m.common
+        case .error(let m): m.common
+        case .reply(let m): m.common
+        case .goodbye(let m): m.common
+        case .unknown(let m): (m.type, m.seq, m.timeUS)
         }
     }
 

@@ -63,6 +63,9 @@ extension WireMessage {
         try c.field("time_us", &timeUS)
         try body(&c)
     }
+
+    /// The fields every message has: `type`, `seq` and `time_us` (``ServerMessage``'s accessors read them).
+    var common: (type: String, seq: UInt64, timeUS: UInt64) { (Self.type.rawValue, seq, timeUS) }
 }
 
 // MARK: - Writing
