@@ -267,6 +267,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -322,12 +323,15 @@ let package = Package(
         .testTarget(
             name: "EdgeSwipeRecordingsTests",
             dependencies: [
-                "EdgeSwipeRecordings", "EdgeSwipeInput", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport", "EdgeSwipeInputTestSupport",
+                "EdgeSwipeRecordings", "EdgeSwipeInput", "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport",
+                "EdgeSwipeInputTestSupport",
             ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeSeatTests",
-            dependencies: ["EdgeSwipeSeat", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "EdgeSwipeSeat", "EdgeSwipeBus", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift6),
         // TOMLKit (toml++) is the test oracle our own TOML reader is compared with; the daemon does not link it.
         .testTarget(
@@ -381,6 +385,7 @@ let package = Package(
                 "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeProtocol", "EdgeSwipeSystem", "EdgeSwipeBus", "EdgeSwipeTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6),
