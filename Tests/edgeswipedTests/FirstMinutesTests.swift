@@ -10,48 +10,65 @@ import Testing
 struct FirstMinutesTests {
     // MARK: - The looped demo
 
-    /// What one pass of the demo decides, in order (DemoRecording: four edges, one cancel, the flick).
-    static let onePass = ["left completed", "right completed", "top completed", "bottom completed", "left cancelled", "right completed"]
+    /// What one pass of the looped demo decides, in order: the touchscreen's four edges, its cancel and its flick
+    /// (DemoRecording), then a second later the touchpad's 3-finger swipes (TouchpadDemoRecording).
+    static let onePass = [
+        "left completed", "right completed", "top completed", "bottom completed", "left cancelled", "right completed",
+        "3-finger swipe right completed", "3-finger swipe left completed", "3-finger swipe right cancelled",
+    ]
 
-    @Test("--replay --loop: three passes decide alike, each from the first's state, after the last one's run-outs and bands have ended")
+    /// The quick start's demo: both recordings, one after the other, again and again.
+    static let loopedDemo = ["--replay", Paths.touchpadDemo.path, "--in-turn", "--loop"]
+
+    /// A transition's outcome as `onePass` names it.
+    static func outcome(_ m: [String: Any]) -> String? {
+        guard m.type == "transition", let phase = m["phase"] as? String, ["completed", "cancelled"].contains(phase) else { return nil }
+        if let direction = m["swipe_direction"] as? String { return "\(m["swipe_fingers"] ?? "?")-finger swipe \(direction) \(phase)" }
+        return "\(m["edge"] ?? "?") \(phase)"
+    }
+
+    @Test("--replay A --replay B --in-turn --loop: three passes decide alike, each from the first's state, after the last one's run-outs and bands have ended; the devices are added once")
     func threePasses() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // At recorded speed, as the quick start plays it (at twice the speed the fifth swipe's rest is too short
         // for the release to be at rest, and it completes).
-        let daemon = try DaemonProcess.replaying(Paths.demo, in: dir, speed: 1, ["--loop"])
+        let daemon = try DaemonProcess.replaying(Paths.demo, in: dir, speed: 1, Self.loopedDemo)
         let client = try LineClient(path: daemon.socketPath)
-        // A pass begins with the device's `added` (the player adds it, and removes it at the end): read until the
-        // fourth begins, so that three have played whole.
-        var added = 0
+        // Until the fourth pass's first outcome, so that three have played whole.
+        var outcomes = 0
         let messages = client.messages(until: { m in
-            if m.type == "device" && m["change"] as? String == "added" { added += 1 }
-            return added == 4
-        }, timeoutSeconds: 90)
+            if Self.outcome(m) != nil { outcomes += 1 }
+            return outcomes > 3 * Self.onePass.count
+        }, timeoutSeconds: 150)
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0, "\(daemon.log)")
-        try #require(added == 4, "four passes began: \(messages.compactMap(\.phaseLine))")
+        try #require(outcomes > 3 * Self.onePass.count, "three passes played: \(messages.compactMap(\.phaseLine))")
+
+        // The two devices, added once; nothing removed between passes (the looped replay plays the same devices).
+        let devices = messages.filter { $0.type == "device" }.map { "\($0["change"] ?? "?") \($0["name"] ?? "?")" }
+        #expect(devices == ["added EdgeSwipe Demo Touchscreen", "added EdgeSwipe Demo Touchpad"], "\(devices)")
 
         let hello = try #require(messages.first)
         let initial = Self.containers(hello["state"])
         var current = initial
+        // A pass begins with the first gesture after the last one's outcomes.
         var passes: [[[String: Any]]] = []
         var startingStates: [String] = []
+        var decided = 0
         for m in messages.dropFirst() {
             if m.type == "state" { current = Self.containers(m) }
-            if m.type == "device" && m["change"] as? String == "added" {
+            if m.type == "gesture" && decided == passes.count * Self.onePass.count {
                 passes.append([])
                 startingStates.append(current)
             }
             if !passes.isEmpty { passes[passes.count - 1].append(m) }
+            if Self.outcome(m) != nil { decided += 1 }
         }
         #expect(startingStates.allSatisfy { $0 == initial }, "every pass starts from the state the first started from: \(startingStates)")
         var restsAt = 0
         for (n, pass) in passes.prefix(3).enumerated() {
-            let outcomes = pass.compactMap { m -> String? in
-                guard m.type == "transition", let phase = m["phase"] as? String, ["completed", "cancelled"].contains(phase) else { return nil }
-                return "\(m["edge"] ?? "?") \(phase)"
-            }
+            let outcomes = pass.compactMap(Self.outcome)
             #expect(outcomes == Self.onePass, "pass \(n + 1): \(outcomes)")
             // The pass begins after everything the last one set in motion has come to rest.
             let began = pass.first?["time_us"] as? Int ?? 0
