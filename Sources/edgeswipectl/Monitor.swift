@@ -49,13 +49,14 @@ struct Monitor: AsyncParsableCommand {
     }
 
     private func human() async throws {
+        let daemon = socket.daemon
         let client = EdgeSwipeClient(
-            socketPath: socket.path,
-            configuration: ClientConfiguration(reconnect: ReconnectPolicy(maxAttempts: nil), requestTimeout: .seconds(5)))
-        // The monitor waits for a daemon that is not there yet (it reconnects until interrupted): say so once,
-        // without a probe connection, which would count as a client of a replay held for one.
-        if (try? Stat(FilePath(socket.path))) == nil {
-            warn("edgeswipectl: \(ClientError.noDaemon(path: socket.path, leftBehind: false)) Waiting for one; Ctrl-C stops.")
+            socket: daemon, configuration: ClientConfiguration(reconnect: ReconnectPolicy(maxAttempts: nil), requestTimeout: .seconds(5)))
+        // The monitor waits for a daemon that is not there yet (it reconnects until interrupted, looking again at
+        // each of the default's paths): say so once, without a probe connection, which would count as a client of
+        // a replay held for one.
+        if !daemon.paths.contains(where: { (try? Stat(FilePath($0))) != nil }) {
+            warn("edgeswipectl: no daemon is listening at \(daemon). \(EdgeSwipeClient.noDaemonAdvice) Waiting for one; Ctrl-C stops.")
         }
         var view = MonitorView(interactive: isatty(STDOUT_FILENO) == 1, footer: footer)
         var seen = 0
@@ -75,7 +76,7 @@ struct Monitor: AsyncParsableCommand {
                 return
             case .ended(let error?):
                 view.finish()
-                throw unreachable(socket.path, error)
+                throw unreachable(client.socketPath, error)
             }
         }
         view.finish()
