@@ -24,8 +24,8 @@ public struct PlayedDevice: Hashable, Sendable {
 ///
 /// Several recordings play at once: each one's first event is aligned with ``Options/start``; or, with
 /// ``Options/Schedule/inTurn(gap:)``, one after another, each one's first event `gap` after the last one's last
-/// (the demo's touchscreen swipes, then its touchpad swipes). Each touch device is added at the start and removed
-/// after its recording's last event (so that a finger still down when the recording ends cancels cleanly);
+/// (the demo's touchscreen swipes, then its touchpad swipes). Each touch device is added when its recording starts
+/// and removed after its recording's last event (so that a finger still down when the recording ends cancels cleanly);
 /// devices that are not touch devices, or that are rejected (semi-MT), are listed in ``skipped`` with the
 /// reason. Device ids are given in order of recording and device, so the same
 /// files always give the same ids and the same events.
@@ -154,7 +154,9 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
         }
         self.lastTime = Array(repeating: options.start, count: recordings.count)
         self.finishedRecordings = Array(repeating: false, count: recordings.count)
-        self.pending = devices.map { InputStep(time: options.start, input: .deviceAdded($0.device)) }
+        // Each device is added when its recording starts: at once, or at its turn (finishRecordings).
+        let startsNow = starts
+        self.pending = devices.filter { startsNow[$0.recording] != nil }.map { InputStep(time: options.start, input: .deviceAdded($0.device)) }
     }
 
     /// Why a streamed recording could not be played to its end (it could not be read again, or changed since
@@ -239,14 +241,19 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
         for r in recordings.indices where !finishedRecordings[r] {
             guard let start = starts[r], !cursors.contains(where: { $0.recording == r && !$0.isDone }) else { continue }
             finishedRecordings[r] = true
+            if removeAtEnd {
+                for (i, played) in devices.enumerated() where played.recording == r {
+                    pending.append(InputStep(time: lastTime[r], input: .deviceRemoved(cursors[i].decoder.device.id)))
+                }
+            }
             if case .inTurn(let gap) = schedule, r + 1 < recordings.count {
                 let played = cursors.contains { $0.recording == r }
-                starts[r + 1] = played ? lastTime[r] + gap : start
-                lastTime[r + 1] = starts[r + 1] ?? start
-            }
-            guard removeAtEnd else { continue }
-            for (i, played) in devices.enumerated() where played.recording == r {
-                pending.append(InputStep(time: lastTime[r], input: .deviceRemoved(cursors[i].decoder.device.id)))
+                let next = played ? lastTime[r] + gap : start
+                starts[r + 1] = next
+                lastTime[r + 1] = next
+                for device in devices where device.recording == r + 1 {
+                    pending.append(InputStep(time: next, input: .deviceAdded(device.device)))
+                }
             }
         }
     }

@@ -102,6 +102,11 @@ import Testing
         let lastOnScreen = try #require(check.gestures.last { $0.device == screen }?.time)
         let firstOnPad = try #require(check.gestures.first { $0.device != screen }?.time)
         #expect((firstOnPad - lastOnScreen).value >= 1_000_000, "the touchpad began \(firstOnPad - lastOnScreen) after the screen's last gesture")
+        // Each device comes with its recording's turn, and goes at its end (played once; looped, the daemon keeps them).
+        let devices = events.compactMap { e -> String? in if case .device(let d) = e { "\(d.change) \(d.device.name)" } else { nil } }
+        #expect(devices == [
+            "added EdgeSwipe Demo Touchscreen", "removed EdgeSwipe Demo Touchscreen", "added EdgeSwipe Demo Touchpad", "removed EdgeSwipe Demo Touchpad",
+        ])
         // Played together, as --replay A --replay B without --in-turn does, the two would start at once.
         let (together, _, _) = replay([DemoRecording.recording(), TouchpadDemoRecording.recording()])
         #expect(StreamCheck(together).outcomes.map(\.description) != Self.onePass)
