@@ -23,6 +23,7 @@ endif
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+APPLICATIONSDIR ?= $(PREFIX)/share/applications
 
 # The Swift runtime linked into the binaries: less resident memory for the daemon and no dependency on an
 # installed Swift runtime. SWIFT_BUILD_FLAGS= builds against the shared runtime instead.
@@ -80,8 +81,15 @@ MANOUT = $(SCRATCH_DIR)/man
 # Manual pages dated by the package's changelog when there is one (reproducible builds), else today.
 MANDATE = $(if $(SOURCE_DATE_EPOCH),$(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%d))
 
-.PHONY: all build man test install uninstall deb print-swift-build-flags print-products
+.PHONY: all build man test install uninstall deb print-swift-build-flags print-products install-gnome-extension
 all: build
+
+# The GNOME Shell extension (gnome-shell-extension/README.md) goes where GNOME Shell finds system extensions. Its
+# format is the one the GNOME it is for loads: `auto` asks the installed gnome-shell (legacy up to 44, esm from 45)
+# and takes legacy where there is none (Debian 12's build).
+GNOME_SHELL_EXTENSION_FORMAT ?= auto
+GNOME_SHELL_EXTENSIONDIR ?= $(PREFIX)/share/gnome-shell/extensions
+GNOME_SHELL_EXTENSION_UUID := edgeswipe@edgeswipe.invalid
 
 # The flags of the build that `make install` ships, for scripts that build or measure the same binary
 # (scripts/bench, scripts/e2e-qemu).
@@ -109,7 +117,10 @@ test:
 deb:
 	scripts/package
 
-install: build man
+install-gnome-extension:
+	gnome-shell-extension/build $(GNOME_SHELL_EXTENSION_FORMAT) $(DESTDIR)$(GNOME_SHELL_EXTENSIONDIR)
+
+install: build man install-gnome-extension
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(UDEVDIR) \
 		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/edgeswipe $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
@@ -121,6 +132,11 @@ install: build man
 	# ~/.config/edgeswipe/session.toml. Under examples/, which dh_compress leaves uncompressed.
 	install -d $(DESTDIR)$(DOCDIR)/examples
 	install -m 0644 config/session.toml $(DESTDIR)$(DOCDIR)/examples/session.toml
+	# edgeswipe-session's desktop entry, hidden from menus: KWin grants the session its restricted Wayland interfaces
+	# (X-KDE-Wayland-Interfaces) when an application entry's Exec is the running binary's path (docs/COMPOSITORS.md).
+	install -d $(DESTDIR)$(APPLICATIONSDIR)
+	sed 's|/usr/local/bin|$(BINDIR)|g' packaging/edgeswipe-session.desktop > $(DESTDIR)$(APPLICATIONSDIR)/edgeswipe-session.desktop
+	chmod 0644 $(DESTDIR)$(APPLICATIONSDIR)/edgeswipe-session.desktop
 	install -m 0644 udev/71-edgeswipe.rules $(DESTDIR)$(UDEVDIR)/
 	install -m 0644 packaging/edgeswipe.sysusers $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf
 	[ -e $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml ] || \
@@ -141,4 +157,5 @@ uninstall:
 	done
 	rm -f $(addprefix $(DESTDIR)$(UNITDIR)/,$(SYSTEM_UNITS)) $(addprefix $(DESTDIR)$(USERUNITDIR)/,$(USER_UNITS)) \
 		$(DESTDIR)$(UDEVDIR)/71-edgeswipe.rules $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf \
-		$(DESTDIR)$(DOCDIR)/examples/session.toml
+		$(DESTDIR)$(DOCDIR)/examples/session.toml $(DESTDIR)$(APPLICATIONSDIR)/edgeswipe-session.desktop
+	rm -rf $(DESTDIR)$(GNOME_SHELL_EXTENSIONDIR)/$(GNOME_SHELL_EXTENSION_UUID)

@@ -349,8 +349,9 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses; the overlay tests'
-            // click probe (a C Wayland client the tests build); files the tests read.
-            exclude: ["Web", "Wayland", "Fixtures"],
+            // click probe (a C Wayland client the tests build); the GNOME Shell tests' observer extension, window and
+            // D-Bus driver; files the tests read.
+            exclude: ["Web", "Wayland", "GnomeShell", "Fixtures"],
             swiftSettings: strictSwift6),
     ]
 )

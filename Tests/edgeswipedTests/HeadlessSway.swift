@@ -5,18 +5,21 @@ import Foundation
 import Glibc
 import SystemPackage
 
-/// A real sway, headless (`WLR_BACKENDS=headless`, pixman), for the session's tests. sway refuses to run as root, so
-/// as root (CI) it runs as `nobody`, with its own 0700 `XDG_RUNTIME_DIR`, and so do the processes that talk to it
-/// (the daemon replaying a recording and `edgeswipe-session`, through ``run(_:_:environment:)``).
-final class HeadlessSway {
-    let directory: URL
-    let runtimeDirectory: URL
+/// A real sway, headless (`WLR_BACKENDS=headless`, pixman), for the session's tests, in a ``HeadlessSession``: sway
+/// refuses to run as root, so as root (CI) it runs as `nobody`, with its own 0700 `XDG_RUNTIME_DIR`, and so do the
+/// processes that talk to it (the daemon replaying a recording and `edgeswipe-session`, through
+/// ``launch(_:_:environment:log:)``). Everything started in the session is killed with its process group when sway is
+/// released.
+final class HeadlessSway: HeadlessCompositor {
+    let session: HeadlessSession
     let process = Process()
     let logURL: URL
     private(set) var swaySocket = ""
     let waylandDisplay = "wayland-1"
-    /// `setpriv` arguments that drop to `nobody`, when running as root; empty otherwise.
-    let dropPrivileges: [String]
+    private(set) var startSeconds = 0.0
+
+    var directory: URL { session.directory }
+    var runtimeDirectory: URL { session.runtimeDirectory }
 
     /// Why sway cannot run here (not installed), or `nil`: tests skip with it.
     static var unavailable: String? {
@@ -24,37 +27,28 @@ final class HeadlessSway {
         return "sway is not installed (apt install sway): the session's compositor tests need a real one"
     }
 
-    /// Starts sway with `config` (the output and xwayland lines are added) in a fresh directory.
+    /// Starts sway with `config` (the output and xwayland lines are added) in a fresh session.
     init(config: String) throws {
-        directory = try Paths.tempDirectory()
-        runtimeDirectory = directory.appendingPathComponent("run")
-        try FileManager.default.createDirectory(at: runtimeDirectory, withIntermediateDirectories: true)
-        let root = getuid() == 0
-        dropPrivileges = root ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"] : []
-        chmod(directory.path, 0o755)
-        chmod(runtimeDirectory.path, 0o700)
-        if root {
-            chown(directory.path, 65534, 65534)
-            chown(runtimeDirectory.path, 65534, 65534)
-        }
-        let configURL = directory.appendingPathComponent("sway.conf")
-        try ("output HEADLESS-1 resolution 800x600\nxwayland disable\n" + config).write(to: configURL, atomically: true, encoding: .utf8)
-        chmod(configURL.path, 0o644)
-        logURL = directory.appendingPathComponent("sway.log")
-        try Paths.emptyFile(logURL)
-        if root { chown(logURL.path, 65534, 65534) }
-        try launch(process, ["/usr/bin/sway", "-c", configURL.path], environment: [
-            "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1",
-        ], log: logURL)
-        let found = waitUntil(timeout: 20) {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: self.runtimeDirectory.path)) ?? []
-            guard let sock = names.first(where: { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }), names.contains(self.waylandDisplay) else {
-                return !self.process.isRunning
+        session = try HeadlessSession(name: "sway")
+        let configURL = try session.write("output HEADLESS-1 resolution 800x600\nxwayland disable\n" + config, to: "sway.conf")
+        logURL = try session.writableFile("sway.log")
+        let (session, process) = (session, process)
+        var socket = ""
+        startSeconds = try secondsTaken {
+            try session.launch(process, ["/usr/bin/sway", "-c", configURL.path], environment: [
+                "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1",
+            ], log: logURL)
+            _ = waitUntil(timeout: 20) {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: session.runtimeDirectory.path)) ?? []
+                guard let sock = names.first(where: { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }), names.contains(self.waylandDisplay) else {
+                    return !process.isRunning
+                }
+                socket = session.runtimeDirectory.appendingPathComponent(sock).path
+                return true
             }
-            self.swaySocket = self.runtimeDirectory.appendingPathComponent(sock).path
-            return true
         }
-        guard found, process.isRunning, !swaySocket.isEmpty else {
+        swaySocket = socket
+        guard process.isRunning, !swaySocket.isEmpty else {
             throw DaemonTestError("sway did not start: \(log)")
         }
     }
@@ -63,42 +57,16 @@ final class HeadlessSway {
 
     /// The session's environment for a client of this sway.
     var environment: [String: String] {
-        ["XDG_RUNTIME_DIR": runtimeDirectory.path, "WAYLAND_DISPLAY": waylandDisplay, "SWAYSOCK": swaySocket, "HOME": directory.path,
-         "PATH": "/usr/bin:/bin", "XKB_DEFAULT_LAYOUT": "us"]
+        session.baseEnvironment.merging(["WAYLAND_DISPLAY": waylandDisplay, "SWAYSOCK": swaySocket]) { $1 }
     }
 
     /// Starts `arguments` as sway's user, with a clean environment plus `environment`, its output to `log`.
     func launch(_ process: Process, _ arguments: [String], environment: [String: String], log: URL) throws {
-        let handle = try FileHandle(forWritingTo: log)
-        let command = dropPrivileges + arguments
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        var env = ["XDG_RUNTIME_DIR": runtimeDirectory.path, "PATH": "/usr/bin:/bin", "HOME": directory.path]
-        for (k, v) in environment { env[k] = v }
-        process.environment = env
-        process.standardOutput = handle
-        process.standardError = handle
-        process.currentDirectoryURL = directory
-        try process.run()
+        try session.launch(process, arguments, environment: environment, log: log)
     }
 
     /// A file in the directory that sway's user may write.
-    func writableFile(_ name: String) throws -> URL {
-        let url = directory.appendingPathComponent(name)
-        try Paths.emptyFile(url)
-        if getuid() == 0 { chown(url.path, 65534, 65534) }
-        return url
-    }
-
-    deinit {
-        // SIGKILL: sway handles SIGTERM with signal(2), and a process started by the test runner inherits the
-        // runner's blocked signals, so a SIGTERM would stay pending.
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(at: directory)
-    }
+    func writableFile(_ name: String) throws -> URL { try session.writableFile(name) }
 }
 
 /// A test's own connection to sway's IPC: commands, and the events it subscribed to, read on a thread.

@@ -317,68 +317,31 @@ struct OverlaySwayTests {
     }
 }
 
-/// The overlay tests' click probe (Wayland/click-probe.c), built with the system's C compiler and wayland-scanner
-/// into a directory sway's user can read, once per test run.
+/// What the overlay tests need besides sway: grim and the click probe (Wayland/click-probe.c, a ``WaylandProbe``).
 enum ClickProbe {
-    static let source = Paths.packageRoot.appendingPathComponent("Tests/edgeswipedTests/Wayland")
-    static let xdgShell = "/usr/share/wayland-protocols/stable/xdg-shell/xdg-shell.xml"
-    static let layerShell = Paths.packageRoot.appendingPathComponent("Sources/CWayland/protocols/wlr-layer-shell-unstable-v1.xml").path
     /// Where the overlay tests must run (CI): what they need missing is then a failure, not a skip.
     static var required: Bool { ProcessInfo.processInfo.environment["EDGESWIPE_REQUIRE_SWAY"] == "1" }
 
     /// What the overlay tests need and this machine lacks (sway, grim, the probe's build tools), or `nil`.
     static var missing: String? { HeadlessSway.unavailable ?? unavailable }
 
-    static var compiler: String? {
-        ["/usr/bin/cc", "/usr/bin/gcc", "/usr/bin/clang"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
     /// Why the overlay tests cannot run here (no grim, or nothing to build the probe with), or `nil`.
     static var unavailable: String? {
         if !FileManager.default.isExecutableFile(atPath: "/usr/bin/grim") { return "no grim (apt install grim): the overlay tests take screenshots" }
-        if compiler == nil { return "no C compiler (apt install gcc): the overlay tests build their click probe" }
-        if !FileManager.default.fileExists(atPath: xdgShell) { return "no xdg-shell XML (apt install wayland-protocols)" }
-        if !FileManager.default.isExecutableFile(atPath: "/usr/bin/wayland-scanner") { return "no wayland-scanner (apt install libwayland-bin)" }
-        return nil
+        return WaylandProbe.unavailable
     }
 
-    nonisolated(unsafe) private static var built: URL?
-    private static let lock = NSLock()
-
-    static func binary() throws -> URL {
-        lock.lock()
-        defer { lock.unlock() }
-        if let built { return built }
-        if let why = unavailable { throw DaemonTestError(why) }
-        let dir = try Paths.tempDirectory()
-        chmod(dir.path, 0o755)
-        let xmls = [xdgShell, source.appendingPathComponent("wlr-virtual-pointer-unstable-v1.xml").path, layerShell]
-        var sources = [source.appendingPathComponent("click-probe.c").path]
-        for xml in xmls {
-            let name = URL(fileURLWithPath: xml).deletingPathExtension().lastPathComponent
-            for (mode, out) in [("client-header", "\(name)-client-protocol.h"), ("private-code", "\(name)-protocol.c")] {
-                let r = try run(URL(fileURLWithPath: "/usr/bin/wayland-scanner"), [mode, xml, dir.appendingPathComponent(out).path])
-                guard r.status == 0 else { throw DaemonTestError("wayland-scanner \(mode) \(xml): \(r.stderr)") }
-            }
-            sources.append(dir.appendingPathComponent("\(name)-protocol.c").path)
-        }
-        let output = dir.appendingPathComponent("click-probe")
-        let r = try run(URL(fileURLWithPath: compiler ?? "cc"), ["-O1", "-I", dir.path, "-o", output.path] + sources + ["-lwayland-client"])
-        guard r.status == 0 else { throw DaemonTestError("building the click probe: \(r.stderr)") }
-        chmod(output.path, 0o755)
-        built = output
-        return output
-    }
+    static func binary() throws -> URL { try WaylandProbe.clickProbe.binary() }
 }
 
 /// Where the overlay tests keep their screenshots: `$EDGESWIPE_ARTEFACTS/overlay`, else `.build/artefacts/overlay`
 /// in the package (docs/TESTING.md). PNG, through python3's zlib.
 enum Artefacts {
-    static let directory: URL = {
-        let base = ProcessInfo.processInfo.environment["EDGESWIPE_ARTEFACTS"].map { URL(fileURLWithPath: $0) }
-            ?? Paths.packageRoot.appendingPathComponent(".build/artefacts")
-        return base.appendingPathComponent("overlay")
-    }()
+    /// `$EDGESWIPE_ARTEFACTS`, else `.build/artefacts` in the package: what the tests keep for a person to read after
+    /// a run (the overlay's screenshots here, the compositor tests' logs in `compositors/`).
+    static let base: URL = ProcessInfo.processInfo.environment["EDGESWIPE_ARTEFACTS"].map { URL(fileURLWithPath: $0) }
+        ?? Paths.packageRoot.appendingPathComponent(".build/artefacts")
+    static let directory = base.appendingPathComponent("overlay")
 
     /// The shots the README shows, and their names there.
     static let readme = ["2-left-late": "overlay-edge.png", "7-shade-lower": "overlay-shade.png"]

@@ -5,6 +5,7 @@
    generated include/ folder. Only EdgeSwipeSession imports it. */
 #include <wayland-client.h>
 #include <xkbcommon/xkbcommon.h>
+#include "fake-input-client-protocol.h"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
 #include "wlr-layer-shell-unstable-v1-client-protocol.h"
 
@@ -19,6 +20,8 @@ static inline const struct wl_interface *cwayland_zwlr_layer_shell_v1_interface(
 static inline const struct wl_interface *cwayland_zwp_virtual_keyboard_manager_v1_interface(void) {
     return &zwp_virtual_keyboard_manager_v1_interface;
 }
+/* KWin's keys for a client its desktop entry grants (protocols/fake-input.xml: version 4, up to keyboard_key). */
+static inline const struct wl_interface *cwayland_org_kde_kwin_fake_input_interface(void) { return &org_kde_kwin_fake_input_interface; }
 
 /* wl_display_get_error's fatal protocol error, with the interface and code it names (wl_display_get_protocol_error
    takes an out-parameter of interface pointer, which Swift sees as a double pointer to a C struct). */

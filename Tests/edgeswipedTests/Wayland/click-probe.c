@@ -11,17 +11,11 @@
  * Output, one line each, flushed: `ready WIDTHxHEIGHT`, `enter X Y`, `button BUTTON STATE X Y` (surface-local).
  * Built by the tests with cc and wayland-scanner (OverlaySwayTests.swift). */
 #define _GNU_SOURCE
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
-#include <wayland-client.h>
 #include "xdg-shell-client-protocol.h"
 #include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
 #include "wlr-layer-shell-unstable-v1-client-protocol.h"
+#include "probe.h"
 
 static struct wl_compositor *compositor;
 static struct wl_shm *shm;
@@ -29,10 +23,10 @@ static struct wl_seat *seat;
 static struct xdg_wm_base *wm_base;
 static struct zwlr_virtual_pointer_manager_v1 *pointer_manager;
 static struct zwlr_layer_shell_v1 *layer_shell;
-static struct wl_surface *surface;
+static struct probe_window window = { .default_width = 640, .default_height = 480 };
 static struct wl_pointer *pointer;
 static double pointer_x, pointer_y;
-static int width = 0, height = 0, shown = 0;
+static int shown = 0;
 static uint32_t colour = 0xff336699;
 
 static void global(void *data, struct wl_registry *registry, uint32_t name, const char *interface, uint32_t version) {
@@ -53,51 +47,20 @@ static void global(void *data, struct wl_registry *registry, uint32_t name, cons
 static void global_remove(void *data, struct wl_registry *registry, uint32_t name) { (void)data; (void)registry; (void)name; }
 static const struct wl_registry_listener registry_listener = { global, global_remove };
 
-/* A buffer of the window's size in its colour, attached and committed. */
-static void draw(void) {
-    int stride = width * 4, size = stride * height;
-    int fd = memfd_create("click-probe", MFD_CLOEXEC);
-    if (fd < 0 || ftruncate(fd, size) < 0) { perror("click-probe: memfd"); exit(1); }
-    uint32_t *pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (pixels == MAP_FAILED) { perror("click-probe: mmap"); exit(1); }
-    for (int i = 0; i < width * height; i++) pixels[i] = colour;
-    munmap(pixels, size);
-    struct wl_shm_pool *pool = wl_shm_create_pool(shm, fd, size);
-    struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, width, height, stride, WL_SHM_FORMAT_ARGB8888);
-    wl_shm_pool_destroy(pool);
-    close(fd);
-    wl_surface_attach(surface, buffer, 0, 0);
-    wl_surface_damage_buffer(surface, 0, 0, width, height);
-    wl_surface_commit(surface);
-    if (!shown) printf("ready %dx%d\n", width, height);
+/* The window (or the blocker) in its colour. */
+static void draw(struct probe_window *w) {
+    probe_fill(w->surface, shm, w->width, w->height, colour);
+    if (!shown) printf("ready %dx%d\n", w->width, w->height);
     shown = 1;
     fflush(stdout);
 }
 
-static void ping(void *data, struct xdg_wm_base *base, uint32_t serial) { (void)data; xdg_wm_base_pong(base, serial); }
-static const struct xdg_wm_base_listener wm_base_listener = { ping };
-
-static void xdg_configure(void *data, struct xdg_surface *xdg, uint32_t serial) {
-    (void)data;
-    xdg_surface_ack_configure(xdg, serial);
-    if (width <= 0 || height <= 0) { width = 640; height = 480; }
-    draw();
-}
-static const struct xdg_surface_listener xdg_surface_listener = { xdg_configure };
-
-static void toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h, struct wl_array *states) {
-    (void)data; (void)t; (void)states;
-    if (w > 0 && h > 0) { width = w; height = h; }
-}
-static void toplevel_close(void *data, struct xdg_toplevel *t) { (void)data; (void)t; exit(0); }
-static const struct xdg_toplevel_listener toplevel_listener = { .configure = toplevel_configure, .close = toplevel_close };
-
 static void layer_configure(void *data, struct zwlr_layer_surface_v1 *l, uint32_t serial, uint32_t w, uint32_t h) {
     (void)data;
     zwlr_layer_surface_v1_ack_configure(l, serial);
-    width = (int)w; height = (int)h;
+    window.width = (int)w; window.height = (int)h;
     colour = 0x40ff0000; /* translucent: the window under it stays visible */
-    draw();
+    draw(&window);
 }
 static void layer_closed(void *data, struct zwlr_layer_surface_v1 *l) { (void)data; (void)l; exit(0); }
 static const struct zwlr_layer_surface_v1_listener layer_listener = { layer_configure, layer_closed };
@@ -141,10 +104,7 @@ static void seat_name(void *data, struct wl_seat *s, const char *name) { (void)d
 static const struct wl_seat_listener seat_listener = { capabilities, seat_name };
 
 int main(int argc, char **argv) {
-    /* A process the test runner starts inherits its blocked signals: unblock them, so that SIGTERM ends the probe. */
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
+    probe_unblock_signals();
     int blocker = argc > 1 && strcmp(argv[1], "blocker") == 0;
     int clicks = argc > 1 && strcmp(argv[1], "clicks") == 0;
     if (argc > 2) colour = 0xff000000u | (uint32_t)strtoul(argv[2], NULL, 16);
@@ -157,28 +117,23 @@ int main(int argc, char **argv) {
         fprintf(stderr, "click-probe: the compositor lacks a global this probe needs\n");
         return 1;
     }
-    surface = wl_compositor_create_surface(compositor);
+    window.surface = wl_compositor_create_surface(compositor);
+    window.configured = draw;
     if (blocker) {
         struct zwlr_layer_surface_v1 *layer = zwlr_layer_shell_v1_get_layer_surface(
-            layer_shell, surface, NULL, ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY, "click-probe-blocker");
+            layer_shell, window.surface, NULL, ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY, "click-probe-blocker");
         zwlr_layer_surface_v1_add_listener(layer, &layer_listener, NULL);
         zwlr_layer_surface_v1_set_anchor(layer, ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP | ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM |
                                                     ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT | ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT);
         zwlr_layer_surface_v1_set_exclusive_zone(layer, -1);
+        wl_surface_commit(window.surface);
     } else {
         if (clicks) {
             zwlr_virtual_pointer_manager_v1_create_virtual_pointer(pointer_manager, seat);
             wl_seat_add_listener(seat, &seat_listener, NULL);
         }
-        xdg_wm_base_add_listener(wm_base, &wm_base_listener, NULL);
-        struct xdg_surface *xdg = xdg_wm_base_get_xdg_surface(wm_base, surface);
-        xdg_surface_add_listener(xdg, &xdg_surface_listener, NULL);
-        struct xdg_toplevel *toplevel = xdg_surface_get_toplevel(xdg);
-        xdg_toplevel_add_listener(toplevel, &toplevel_listener, NULL);
-        xdg_toplevel_set_title(toplevel, "click-probe");
-        xdg_toplevel_set_app_id(toplevel, "click-probe");
+        probe_window_show(&window, wm_base, "click-probe");
     }
-    wl_surface_commit(surface);
     while (wl_display_dispatch(display) != -1) {
     }
     return 0;
