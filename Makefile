@@ -76,12 +76,10 @@ BIN = $(shell $(SWIFT_BUILD) --show-bin-path)
 PRODUCTS := $(shell sed -n 's/^ *[.]executable.name: "\([^"]*\)".*/\1/p' Package.swift)
 SYSTEM_UNITS := $(notdir $(wildcard systemd/*.service systemd/*.socket))
 USER_UNITS := $(notdir $(wildcard systemd/user/*.service systemd/user/*.socket))
-# Daemons' manual pages go in section 8, the commands' in section 1.
-SECTION_8 := edgeswiped
-section_of_product = case " $(SECTION_8) " in *" $$product "*) echo 8 ;; *) echo 1 ;; esac
+# The manual pages scripts/man writes: daemons' in section 8, the commands' in section 1 (the file says which).
 MANOUT = $(SCRATCH_DIR)/man
 # Manual pages dated by the package's changelog when there is one (reproducible builds), else today.
-MANDATE = $(if $(SOURCE_DATE_EPOCH),--date $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%d))
+MANDATE = $(if $(SOURCE_DATE_EPOCH),$(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%d))
 
 .PHONY: all build man test install uninstall deb print-swift-build-flags print-products install-gnome-extension
 all: build
@@ -105,20 +103,13 @@ build:
 	for product in $(PRODUCTS); do $(SWIFT_BUILD) --product $$product || exit 1; done
 
 # Manual pages come from the command-line definitions: swift-argument-parser's generate-manual reads each built
-# tool's --experimental-dump-help. It is a target of that package, not a product, so it is built as its own root
-# package, from the checkout SwiftPM already has, for this machine only (its plugin would first build every product
-# again, without our flags).
+# tool's --experimental-dump-help (scripts/man; docs/man/ holds the same pages for a clone). It is a target of that
+# package, not a product, so it is built as its own root package, from the checkout SwiftPM already has, for this
+# machine only (its plugin would first build every product again, without our flags).
 SCRATCH_DIR = $(or $(SCRATCH_PATH),.build)
-GENERATE_MANUAL_BUILD = $(SWIFT) build -c debug --package-path $(SCRATCH_DIR)/checkouts/swift-argument-parser \
-  --scratch-path $(SCRATCH_DIR)/generate-manual --product generate-manual
 man: build
-	$(GENERATE_MANUAL_BUILD)
-	rm -rf $(MANOUT) && mkdir -p $(MANOUT)
-	generate=$$($(GENERATE_MANUAL_BUILD) --show-bin-path)/generate-manual && for product in $(PRODUCTS); do \
-		$$generate $(BIN)/$$product --section $$($(section_of_product)) $(MANDATE) --output-directory $(MANOUT) || exit 1; \
-	done
-	# A blank line in a command's discussion is a paragraph: mdoc's .Pp (groff warns about empty input lines).
-	sed -i 's/^$$/.Pp/' $(MANOUT)/*
+	rm -rf $(MANOUT)
+	SCRATCH_DIR=$(SCRATCH_DIR) SWIFT=$(SWIFT) scripts/man $(BIN) $(MANOUT) $(MANDATE)
 
 test:
 	scripts/test
@@ -152,8 +143,8 @@ install: build man install-gnome-extension
 		{ scripts/system-config > $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml && \
 		  chmod 0644 $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml; }
 	for product in $(PRODUCTS); do \
-		section=$$($(section_of_product)); \
-		install -m 0644 $(MANOUT)/$$product.$$section $(DESTDIR)$(MANDIR)/man$$section/ || exit 1; \
+		page=$$(ls $(MANOUT)/$$product.[18]) && section=$${page##*.} && \
+		install -m 0644 $$page $(DESTDIR)$(MANDIR)/man$$section/ || exit 1; \
 		$(BIN)/$$product --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(BASHCOMPDIR)/$$product || exit 1; \
 		$(BIN)/$$product --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_$$product || exit 1; \
 		$(BIN)/$$product --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/$$product.fish || exit 1; \

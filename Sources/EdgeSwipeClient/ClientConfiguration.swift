@@ -85,17 +85,52 @@ public struct ClientConfiguration: Sendable {
     }
 }
 
-extension EdgeSwipeClient {
-    /// Where a client looks for the daemon when told nothing: `$EDGESWIPE_SOCKET`, else
-    /// `$XDG_RUNTIME_DIR/edgeswipe.sock` if it exists (a user's own daemon), else the system service's
-    /// `/run/edgeswipe/edgeswipe.sock`. Every command that takes `--socket` uses this rule.
-    public static func defaultSocketPath(environment: [String: String], exists: (String) -> Bool) -> String {
-        if let explicit = environment["EDGESWIPE_SOCKET"], !explicit.isEmpty { return explicit }
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-            let user = runtime + "/edgeswipe.sock"
-            if exists(user) { return user }
+/// Where a client finds the daemon: the one path it was given, or the default rule, looked at again before every
+/// attempt to connect, so that a client started before its daemon (a session that logs in first) finds it wherever
+/// it comes up.
+public enum DaemonSocket: Hashable, Sendable, CustomStringConvertible {
+    /// `--socket PATH` or `$EDGESWIPE_SOCKET`: only this path.
+    case fixed(String)
+    /// Neither: the user instance's socket (`$XDG_RUNTIME_DIR/edgeswipe.sock`, when there is a runtime directory)
+    /// when it exists, else the system service's.
+    case standard(user: String?, system: String)
+
+    /// `explicit` (a `--socket` option) when given, else `$EDGESWIPE_SOCKET`, else the standard pair. Every command
+    /// that takes `--socket` uses this rule (``EdgeSwipeClient/defaultSocketHelp``).
+    public static func resolve(explicit: String?, environment: [String: String]) -> DaemonSocket {
+        if let explicit { return .fixed(explicit) }
+        if let path = environment["EDGESWIPE_SOCKET"], !path.isEmpty { return .fixed(path) }
+        let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+        return .standard(user: runtime.map { $0 + "/edgeswipe.sock" }, system: EdgeSwipeClient.systemSocketPath)
+    }
+
+    /// The path to try now: the user instance's when it exists, else the system's.
+    public func current(exists: (String) -> Bool) -> String {
+        switch self {
+        case .fixed(let path): path
+        case .standard(let user?, let system): exists(user) ? user : system
+        case .standard(nil, let system): system
         }
-        return systemSocketPath
+    }
+
+    /// Every path it may be, in the order they are tried.
+    public var paths: [String] {
+        switch self {
+        case .fixed(let path): [path]
+        case .standard(let user, let system): (user.map { [$0] } ?? []) + [system]
+        }
+    }
+
+    /// `A or B`, or `A`: where a client waits for a daemon.
+    public var description: String { paths.joined(separator: " or ") }
+}
+
+extension EdgeSwipeClient {
+    /// Where a client looks for the daemon when told nothing, now: `$EDGESWIPE_SOCKET`, else
+    /// `$XDG_RUNTIME_DIR/edgeswipe.sock` if it exists (a user's own daemon), else the system service's
+    /// `/run/edgeswipe/edgeswipe.sock` (``DaemonSocket``, resolved once: what a one-shot command uses).
+    public static func defaultSocketPath(environment: [String: String], exists: (String) -> Bool) -> String {
+        DaemonSocket.resolve(explicit: nil, environment: environment).current(exists: exists)
     }
 
     /// The system service's socket.
@@ -107,5 +142,5 @@ extension EdgeSwipeClient {
 
     /// What `--socket` says about its default, in every command's help.
     public static let defaultSocketHelp =
-        "Default: $EDGESWIPE_SOCKET, else $XDG_RUNTIME_DIR/edgeswipe.sock if it exists, else /run/edgeswipe/edgeswipe.sock."
+        "Default: $EDGESWIPE_SOCKET, else $XDG_RUNTIME_DIR/edgeswipe.sock if it exists, else /run/edgeswipe/edgeswipe.sock; a client that follows the stream (monitor, edgeswipe-session, edgeswipe-web) looks again before each attempt to reconnect."
 }

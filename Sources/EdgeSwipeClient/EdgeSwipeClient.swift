@@ -12,7 +12,10 @@ import NIOPosix
 /// }
 /// ```
 ///
-/// It connects on first use and, with a ``ReconnectPolicy``, reconnects after the daemon goes away. Every
+/// It connects on first use and, with a ``ReconnectPolicy``, reconnects after the daemon goes away; made with a
+/// ``DaemonSocket/standard(user:system:)`` socket, it looks again before each attempt for the user instance's
+/// socket, then the system's, and while no daemon is there it says so once (``Observation/waiting(_:)``) and tries
+/// again as soon as a socket appears (``SocketWatch``). Every
 /// connection starts with a `hello` (the state at that moment, `seq` restarting at 1), which the message stream
 /// delivers, so a consumer resumes from the new snapshot; a subscription made with ``subscribe(_:ticks:)`` is
 /// sent again on every new connection. Requests (``status()``, ``push(_:in:animated:)``, ...) wait for the reply
@@ -20,16 +23,24 @@ import NIOPosix
 ///
 /// Call ``close()`` when done: the connection (and its reconnection loop) keeps the client alive until then.
 public final class EdgeSwipeClient: Sendable {
-    /// The daemon's socket.
-    public let socketPath: String
+    /// Where the daemon is looked for.
+    public let socket: DaemonSocket
+    /// The path of the daemon's socket tried last (connected to, when ``isConnected``).
+    public var socketPath: String { state.withLockedValue { $0.path } }
     public let configuration: ClientConfiguration
     private let group: any EventLoopGroup
     private let ownsGroup: Bool
     let state = NIOLockedValueBox(ClientState())
 
-    /// Creates a client; it connects on the first call of ``messages()`` or of a request. Without an event loop group it runs its own one-thread group.
-    public init(socketPath: String, configuration: ClientConfiguration = .init(), eventLoopGroup: (any EventLoopGroup)? = nil) {
-        self.socketPath = socketPath
+    /// Creates a client of the daemon at `socketPath`, only there; it connects on the first call of ``messages()`` or
+    /// of a request. Without an event loop group it runs its own one-thread group.
+    public convenience init(socketPath: String, configuration: ClientConfiguration = .init(), eventLoopGroup: (any EventLoopGroup)? = nil) {
+        self.init(socket: .fixed(socketPath), configuration: configuration, eventLoopGroup: eventLoopGroup)
+    }
+
+    /// Creates a client of the daemon wherever `socket` says, looked at again before each attempt to connect.
+    public init(socket: DaemonSocket, configuration: ClientConfiguration = .init(), eventLoopGroup: (any EventLoopGroup)? = nil) {
+        self.socket = socket
         self.configuration = configuration
         if let eventLoopGroup {
             group = eventLoopGroup
@@ -38,6 +49,13 @@ public final class EdgeSwipeClient: Sendable {
             group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
             ownsGroup = true
         }
+        state.withLockedValue { $0.path = socket.current(exists: Self.exists) }
+    }
+
+    /// Whether something is at `path` (a socket file, a daemon's or one left behind).
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
     }
 
     deinit {
@@ -83,6 +101,11 @@ public final class EdgeSwipeClient: Sendable {
         case message(ServerMessage, line: [UInt8])
         /// The connection dropped (a new one, with its own `hello`, follows if the client reconnects).
         case disconnected
+        /// No daemon listens where the client looks (nothing at any of the socket's paths, or a socket file left
+        /// by one that stopped): it waits for one. Said once per wait, when the client starts without a daemon or
+        /// the first attempt after a lost connection finds none, so a follower can say `waiting for a daemon at A
+        /// or B` once rather than at every attempt.
+        case waiting(DaemonSocket)
     }
 
     /// Calls `body` for every message (except the replies and errors that answer this client's own requests) and
@@ -252,9 +275,16 @@ public final class EdgeSwipeClient: Sendable {
 
     private func connectionLoop() async {
         var attempt = 0
+        // Whether this wait for a daemon was said (``Observation/waiting(_:)``): once per wait.
+        var saidWaiting = false
         while !state.withLockedValue({ $0.closed }) {
             let failure: ClientError
-            let (hellosBefore, spokenBefore) = state.withLockedValue { ($0.hellos, $0.hellos + $0.goodbyes) }
+            // Looked at again each time: the user instance may have come up (or gone) since.
+            let socketPath = socket.current(exists: Self.exists)
+            let (hellosBefore, spokenBefore) = state.withLockedValue { s in
+                s.path = socketPath
+                return (s.hellos, s.hellos + s.goodbyes)
+            }
             do {
                 let channel = try await ClientBootstrap(group: group)
                     .channelInitializer { [self] channel in
@@ -267,7 +297,10 @@ public final class EdgeSwipeClient: Sendable {
                 if state.withLockedValue({ $0.closed }) { try? await channel.close() }
                 try? await channel.closeFuture.get()
                 let (hellos, spoken) = state.withLockedValue { ($0.hellos, $0.hellos + $0.goodbyes) }
-                if hellos > hellosBefore { attempt = 0 }
+                if hellos > hellosBefore {
+                    attempt = 0
+                    saidWaiting = false
+                }
                 failure = spoken > spokenBefore
                     ? .connectionFailed(path: socketPath, reason: Self.closedByServer)
                     : .notAdmitted(path: socketPath, uid: UInt32(getuid()))
@@ -281,12 +314,26 @@ public final class EdgeSwipeClient: Sendable {
                 finishEverything(with: failure)
                 return
             }
-            do {
-                try await Task.sleep(for: policy.delay(forAttempt: attempt))
-            } catch {
-                break
+            guard case .noDaemon(_, let leftBehind) = failure else {
+                do { try await Task.sleep(for: policy.delay(forAttempt: attempt)) } catch { break }
+                attempt += 1
+                continue
             }
-            attempt += 1
+            if !saidWaiting {
+                saidWaiting = true
+                let (observers, socket) = (state.withLockedValue { $0.observers }, socket)
+                group.next().execute { for observer in observers { observer(.waiting(socket)) } }
+            }
+            // No daemon: until the backoff's next attempt, or until something changes where its socket appears.
+            let alarm = Alarm()
+            let watch = await SocketWatch.start(watching: socket.paths, on: group) { alarm.ring() }
+            // A socket that appeared between the attempt and the watch would not be seen by it.
+            if !leftBehind && socket.paths.contains(where: Self.exists) { alarm.ring() }
+            await alarm.wait(upTo: policy.delay(forAttempt: attempt), on: group.next())
+            await watch?.stop()
+            if Task.isCancelled { break }
+            // A change there starts the backoff over: a socket bound and not listening yet refuses for a moment.
+            attempt = alarm.wasRung ? 0 : attempt + 1
         }
     }
 
@@ -419,6 +466,8 @@ struct PendingRequest {
 }
 
 struct ClientState {
+    /// The socket path tried last.
+    var path = ""
     var started = false
     var closed = false
     /// Set once the client can no longer work (closed, or reconnecting gave up).

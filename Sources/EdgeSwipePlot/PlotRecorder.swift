@@ -32,7 +32,10 @@ public struct PlotData: Sendable {
     /// One transition from `began` to its terminal phase.
     public struct TransitionTrack: Sendable {
         public var id: TransitionID
+        /// `#3 present in overlay: shell → notifications`.
         public var title: String
+        /// What drove it: `top edge`, `3-finger swipe right`, `requested`.
+        public var trigger: String
         public var interactive: Bool
         public var began: MonotonicInstant
         /// Finger-driven (and caught) progress, in order; a new segment starts at each re-grab.
@@ -190,15 +193,13 @@ public struct PlotRecorder: Sendable {
         } else {
             index = data.transitions.count
             transitionIndex[t.id] = index
-            var title = "#\(t.id.rawValue) \(t.operation.name) in \(t.container): \(t.from) → \(t.to)"
-            if let edge = t.edge {
-                title += " (\(edge.rawValue) edge)"
-            } else if let direction = t.swipe {
-                title += " (\(t.swipeFingers ?? 0)-finger swipe \(direction.rawValue))"
-            } else if !t.interactive {
-                title += " (requested)"
-            }
-            data.transitions.append(PlotData.TransitionTrack(id: t.id, title: title, interactive: t.interactive, began: t.time))
+            let title = "#\(t.id.rawValue) \(t.operation.name) in \(t.container): \(t.from) → \(t.to)"
+            let trigger =
+                if let edge = t.edge { "\(edge.rawValue) edge" }
+                else if let direction = t.swipe { "\(t.swipeFingers ?? 0)-finger swipe \(direction.rawValue)" }
+                else if !t.interactive { "requested" }
+                else { "driven" }
+            data.transitions.append(PlotData.TransitionTrack(id: t.id, title: title, trigger: trigger, interactive: t.interactive, began: t.time))
         }
         let sample = PlotData.Sample(time: t.time, percent: t.percent)
         switch t.phase {

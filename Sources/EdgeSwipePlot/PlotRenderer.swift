@@ -34,7 +34,7 @@ public struct PlotRenderer {
         w.end()
         w.element("rect", [("x", 0), ("y", 0), ("width", Self.width), ("height", "100%"), ("fill", "white")])
         var y = 30.0
-        w.element("text", [("x", 20), ("y", y), ("font-size", 18), ("font-weight", "bold")], text: title)
+        w.element("text", [("x", 20), ("y", y), ("font-size", 18), ("font-weight", "bold")], text: Self.fitted(title, width: Self.width - 40, fontSize: 18, bold: true))
         y += 20
         w.element("text", [("x", 20), ("y", y), ("fill", Self.muted)], text: summary(data))
         y += 20
@@ -160,7 +160,7 @@ public struct PlotRenderer {
         guard !data.transitions.isEmpty else { return note("No transition ran.", into: &w, at: y) }
         let columns = 3
         let panelWidth = (Self.width - 40) / Double(columns)
-        let panelHeight = 200.0
+        let panelHeight = 212.0
         for (i, t) in data.transitions.enumerated() {
             let col = i % columns
             let row = i / columns
@@ -183,20 +183,30 @@ public struct PlotRenderer {
         high = min(2, high + 0.05)
         let plotLeft = x + 44
         let plotRight = x + width - 12
-        let plotTop = y + 34
+        // Three lines above the plot: what ran, what drove it and how it ended, and what the release decided. The
+        // decision is said there, not beside its arrow, where it sat on the finger's curve and the run-out.
+        let plotTop = y + 48
         let plotBottom = y + height - 40
         let xs = LinearScale(domain: 0...max(ms(lastTime) * 1.04, 10), range: plotLeft...plotRight)
         let ys = LinearScale(domain: low...high, range: plotTop...plotBottom, flipped: true)
 
         w.begin("g", [("class", "transition"), ("data-transition", Double(t.id.rawValue))])
         let outcome = t.outcome.map { $0.rawValue } ?? "still running at the end of the recording"
-        let room = Int((width - 8) / 6)
-        let title = t.title.count > room ? String(t.title.prefix(room - 1)) + "…" : t.title
         w.begin("g")
-        w.title(t.title)
-        w.element("text", [("x", x + 4), ("y", y + 14), ("font-size", 10.5), ("font-weight", "bold")], text: title)
+        w.title("\(t.title) (\(t.trigger))")
+        w.element("text", [("class", "panel-title"), ("x", x + 4), ("y", y + 14), ("font-size", 10.5), ("font-weight", "bold")], text: Self.fitted(t.title, width: width - 8, fontSize: 10.5, bold: true))
         w.end()
-        w.element("text", [("x", x + 4), ("y", y + 27), ("font-size", 11), ("fill", t.outcome == .completed ? Self.finishColor : Self.cancelColor)], text: "\(outcome), started at \(fixed((t.began - start).seconds, 3)) s")
+        w.element("text", [("x", x + 4), ("y", y + 27), ("font-size", 10.5), ("fill", t.outcome == .completed ? Self.finishColor : Self.cancelColor)],
+                  text: Self.fitted("\(t.trigger) from \(fixed((t.began - start).seconds, 3)) s: \(outcome)", width: width - 8, fontSize: 10.5))
+        let decisions = t.releases.map { r -> String in
+            guard let j = r.judgement else { return "touch cancelled → cancel" }
+            return "projected \(percent(j.projected.value)) \(j.finishes ? "≥" : "<") \(percent(j.threshold.value)) → \(j.finishes ? "finish" : "cancel")"
+        }
+        if !decisions.isEmpty {
+            let finishes = t.releases.last?.judgement?.finishes ?? false
+            w.element("text", [("class", "decision"), ("x", x + 4), ("y", y + 40), ("font-size", 10), ("fill", finishes ? Self.finishColor : Self.cancelColor)],
+                      text: Self.fitted(decisions.joined(separator: "; then "), width: width - 8, fontSize: 10))
+        }
         axes(x: xs, y: ys, xLabel: "time since start (ms)", yLabel: "percent", into: &w, yFormat: { "\(Int(($0 * 100).rounded()))%" }, tickCount: 4)
         for r in t.releases {
             guard let j = r.judgement else { continue }
@@ -227,8 +237,6 @@ public struct PlotRenderer {
         }
         for r in t.releases {
             let p = (xs(ms(r.time)), ys(r.percent.value))
-            let finishes = r.judgement?.finishes ?? false
-            let color = finishes ? Self.finishColor : Self.cancelColor
             if let j = r.judgement {
                 let target = ys(j.projected.value)
                 if abs(target - p.1) > 0.5 {
@@ -236,10 +244,6 @@ public struct PlotRenderer {
                 } else {
                     w.element("line", [("class", "projection"), ("data-projected", "\(j.projected.value)"), ("data-release", "\(r.percent.value)"), ("x1", p.0), ("y1", p.1), ("x2", p.0), ("y2", target), ("stroke", "none")])
                 }
-                let label = "projected \(percent(j.projected.value)) \(finishes ? "≥" : "<") \(percent(j.threshold.value)) → \(finishes ? "finish" : "cancel")"
-                w.element("text", [("class", "decision"), ("x", min(p.0 + 6, plotRight - 150)), ("y", min(max(target, plotTop + 10), plotBottom - 4)), ("font-size", 10), ("fill", color)], text: label)
-            } else {
-                w.element("text", [("class", "decision"), ("x", min(p.0 + 6, plotRight - 150)), ("y", p.1 - 6), ("font-size", 10), ("fill", Self.cancelColor)], text: "touch cancelled → cancel")
             }
             w.begin("g", [("class", "release")])
             w.title("released at \(percent(r.percent.value)), \(fixed(r.velocity.value * 100, 0)) %/s")
@@ -441,6 +445,14 @@ public struct PlotRenderer {
     }
 
     private func percent(_ v: Double) -> String { "\(Int((v * 100).rounded()))%" }
+
+    /// `text`, cut with `…` where it would pass `width` at `fontSize` (the full text is in the element's `<title>`).
+    /// The width is estimated: DejaVu Sans, the font rsvg-convert and browsers fall back to here, averages about
+    /// 0.55 em a character in this kind of text (0.62 em bold); nothing is measured, so the estimate errs wide.
+    static func fitted(_ text: String, width: Double, fontSize: Double, bold: Bool = false) -> String {
+        let room = Int(width / (fontSize * (bold ? 0.62 : 0.58)))
+        return text.count > room ? String(text.prefix(max(1, room - 1))) + "…" : text
+    }
     private func fixed(_ v: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", v) }
     private func plural(_ n: Int) -> String { n == 1 ? "" : "s" }
 }

@@ -22,10 +22,12 @@ public struct PlayedDevice: Hashable, Sendable {
 
 /// Plays recordings through the same decoders as live devices, on a virtual clock taken from the recordings.
 ///
-/// Several recordings play at once: each one's first event is aligned with ``Options/start``. Each touch device
-/// is added at the start and removed after its recording's last event (so that a finger still down when the
-/// recording ends cancels cleanly); devices that are not touch devices, or that are rejected (semi-MT), are
-/// listed in ``skipped`` with the reason. Device ids are given in order of recording and device, so the same
+/// Several recordings play at once: each one's first event is aligned with ``Options/start``; or, with
+/// ``Options/Schedule/inTurn(gap:)``, one after another, each one's first event `gap` after the last one's last
+/// (the demo's touchscreen swipes, then its touchpad swipes). Each touch device is added when its recording starts
+/// and removed after its recording's last event (so that a finger still down when the recording ends cancels cleanly);
+/// devices that are not touch devices, or that are rejected (semi-MT), are listed in ``skipped`` with the
+/// reason. Device ids are given in order of recording and device, so the same
 /// files always give the same ids and the same events.
 ///
 /// Use it as an iterator of ``InputStep``s to schedule the steps yourself (the daemon's `--replay` at recorded
@@ -45,16 +47,31 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
         public var setup: DeviceSetupProvider
         /// Removes each recording's devices after its last event, cancelling a gesture still in flight.
         public var removeDevicesAtEnd: Bool
+        /// Whether the recordings play at once or one after another.
+        public var schedule: Schedule
+
+        /// When each recording plays.
+        public enum Schedule: Hashable, Sendable {
+            /// Every recording's first event at ``Options/start``.
+            case together
+            /// The first recording's first event at ``Options/start``, each next one's `gap` after the last event
+            /// of the one before (at once after a recording that played nothing).
+            case inTurn(gap: Microseconds)
+
+            /// In turn, a second apart, as the demo's swipes are (`--in-turn` of `edgeswiped` and `edgeswipectl`).
+            public static let aSecondApart = Schedule.inTurn(gap: .milliseconds(1000))
+        }
 
         public init(
             start: MonotonicInstant = .zero, firstDeviceID: UInt32 = 1,
             setup: @escaping DeviceSetupProvider = { _, _, _ in DeviceSetup() },
-            removeDevicesAtEnd: Bool = true
+            removeDevicesAtEnd: Bool = true, schedule: Schedule = .together
         ) {
             self.start = start
             self.firstDeviceID = firstDeviceID
             self.setup = setup
             self.removeDevicesAtEnd = removeDevicesAtEnd
+            self.schedule = schedule
         }
     }
 
@@ -92,7 +109,9 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
     public let skipped: [SkippedDevice]
     private var cursors: [Cursor]
     private let origins: [MonotonicInstant]
-    private let start: MonotonicInstant
+    /// Where each recording's first event plays: `nil` for one whose turn has not come (``Options/Schedule``).
+    private var starts: [MonotonicInstant?]
+    private let schedule: Options.Schedule
     private let removeAtEnd: Bool
     private var pending: [InputStep] = []
     private var pendingIndex = 0
@@ -102,8 +121,8 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
     /// Classifies every device of `recordings` and prepares its decoder; nothing is decoded until ``next()``.
     public init(recordings: [Recording], options: Options = Options()) {
         self.recordings = recordings
-        self.start = options.start
         self.removeAtEnd = options.removeDevicesAtEnd
+        self.schedule = options.schedule
         var devices: [PlayedDevice] = []
         var skipped: [SkippedDevice] = []
         var cursors: [Cursor] = []
@@ -129,9 +148,15 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
         self.skipped = skipped
         self.cursors = cursors
         self.origins = recordings.map { $0.firstEventTime ?? .zero }
+        switch options.schedule {
+        case .together: self.starts = Array(repeating: options.start, count: recordings.count)
+        case .inTurn: self.starts = recordings.indices.map { $0 == 0 ? options.start : nil }
+        }
         self.lastTime = Array(repeating: options.start, count: recordings.count)
         self.finishedRecordings = Array(repeating: false, count: recordings.count)
-        self.pending = devices.map { InputStep(time: options.start, input: .deviceAdded($0.device)) }
+        // Each device is added when its recording starts: at once, or at its turn (finishRecordings).
+        let startsNow = starts
+        self.pending = devices.filter { startsNow[$0.recording] != nil }.map { InputStep(time: options.start, input: .deviceAdded($0.device)) }
     }
 
     /// Why a streamed recording could not be played to its end (it could not be read again, or changed since
@@ -182,16 +207,17 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
     }
 
     /// The player's clock for a recorded timestamp. A timestamp earlier than its recording's first event
-    /// (clocks do step back in some files) plays at the start.
+    /// (clocks do step back in some files) plays at the start. Only for a recording whose turn has come.
     private func aligned(_ time: MonotonicInstant, recording r: Int) -> MonotonicInstant {
-        time >= origins[r] ? start + (time - origins[r]) : start
+        let start = starts[r] ?? .zero
+        return time >= origins[r] ? start + (time - origins[r]) : start
     }
 
     /// The device whose next event is earliest, and that event's time on the player's clock; ties go to the
     /// earlier device, so the order is stable. (By index: a copy of each cursor, decoder and all, cost retains.)
     private func earliestCursor() -> (index: Int, time: MonotonicInstant)? {
         var best: (index: Int, time: MonotonicInstant)? = nil
-        for i in cursors.indices {
+        for i in cursors.indices where starts[cursors[i].recording] != nil {
             guard let event = cursors[i].feed.current else { continue }
             let t = aligned(event.time, recording: cursors[i].recording)
             if best.map({ t < $0.time }) ?? true { best = (i, t) }
@@ -209,14 +235,25 @@ public struct RecordingPlayer: IteratorProtocol, Sendable {
         return earliestCursor()?.time
     }
 
-    /// Queues the removal of the devices of every recording that has no events left.
+    /// Queues the removal of the devices of every recording that has no events left, and gives the next one its
+    /// turn.
     private mutating func finishRecordings() {
         for r in recordings.indices where !finishedRecordings[r] {
-            guard !cursors.contains(where: { $0.recording == r && !$0.isDone }) else { continue }
+            guard let start = starts[r], !cursors.contains(where: { $0.recording == r && !$0.isDone }) else { continue }
             finishedRecordings[r] = true
-            guard removeAtEnd else { continue }
-            for (i, played) in devices.enumerated() where played.recording == r {
-                pending.append(InputStep(time: lastTime[r], input: .deviceRemoved(cursors[i].decoder.device.id)))
+            if removeAtEnd {
+                for (i, played) in devices.enumerated() where played.recording == r {
+                    pending.append(InputStep(time: lastTime[r], input: .deviceRemoved(cursors[i].decoder.device.id)))
+                }
+            }
+            if case .inTurn(let gap) = schedule, r + 1 < recordings.count {
+                let played = cursors.contains { $0.recording == r }
+                let next = played ? lastTime[r] + gap : start
+                starts[r + 1] = next
+                lastTime[r + 1] = next
+                for device in devices where device.recording == r + 1 {
+                    pending.append(InputStep(time: next, input: .deviceAdded(device.device)))
+                }
             }
         }
     }

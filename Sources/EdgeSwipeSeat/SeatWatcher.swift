@@ -56,7 +56,9 @@ public enum AccelerometerOrientation: String, Hashable, Sendable, CaseIterable {
 /// not known yet makes it count for nobody until logind says whose it is; a signal that only says the value
 /// changed keeps the one in force until the answer. A question that fails (an error, or no answer within
 /// ``callTimeout``) makes the session count for nobody, and is asked again after 250 ms, then twice as long each
-/// time up to 8 s, until logind answers or names another session.
+/// time up to 8 s, until logind answers or names another session. A claim of the accelerometer (or its first
+/// reading) that fails while iio-sensor-proxy owns its name is made again on the same schedule: a proxy that was
+/// slow to answer (just started, on a loaded machine) is not given up on.
 ///
 /// Poll ``pollDescriptor`` for ``pollEvents`` (with ``deadline`` as a timeout), then call ``process()``. Not
 /// `Sendable`: it belongs to the thread that polls it.
@@ -113,9 +115,6 @@ public final class SeatWatcher {
     /// How long ``init(options:logger:)`` waits for the first answers (the services' owners, the seat's active
     /// session), so that the first client is judged by the session; a slower answer is taken by ``process()``.
     static let startupWait = Microseconds(500_000)
-    /// The first wait before asking logind again, doubled on each failure up to ``sessionRetryMaximum``.
-    static let sessionRetryFirst = Microseconds(250_000)
-    static let sessionRetryMaximum = Microseconds(8_000_000)
     /// Each kind of complaint about what a service sent is logged at most this often; the next line says how many
     /// were held back.
     static let complaintInterval = Duration.seconds(10)
@@ -144,12 +143,13 @@ public final class SeatWatcher {
     /// The question about the active session logind has not answered yet: at most one, a newer one replaces it.
     private var sessionQuery: SessionQuery?
     private var sessionQueries = 0
-    /// A question that failed while logind owns its name, asked again at `at`.
-    private var sessionRetry: (work: SessionWork, at: MonotonicInstant)?
-    /// The wait before the last retry; `nil` once logind has answered.
-    private var sessionRetryDelay: Microseconds?
+    /// A question that failed while logind owns its name, asked again when ``sessionRetry`` says.
+    private var sessionRetryWork: SessionWork?
+    private var sessionRetry = RetrySchedule()
     private var followAccelerometer: Bool
     private var accelerometerClaimed = false
+    /// A claim (or first reading) iio-sensor-proxy did not answer, made again when this says.
+    private var claimRetry = RetrySchedule()
     /// The last orientation reported, so that a repeated value is not a change.
     private var orientation: AccelerometerOrientation?
     /// What was last logged about each service's presence, so that each state is said once.
@@ -203,6 +203,7 @@ public final class SeatWatcher {
         if options.followSessions { handle(.fetch) }
         if followAccelerometer { claimAccelerometer() }
         let until = MonotonicClock.now() + Self.startupWait
+        var startup: [Change] = []
         let waiter = DescriptorWaiter()
         while !ownersAsked.isEmpty || sessionQuery != nil {
             let now = MonotonicClock.now()
@@ -210,10 +211,13 @@ public final class SeatWatcher {
             waiter.removeAll()
             waiter.add(bus.fd, events: bus.events)
             try? waiter.wait(timeoutMicroseconds: (until - now).value)
-            _ = try process()
+            startup += try process()
         }
         retired.removeAll()
-        changes.removeAll()
+        // The active session is read from ``activeSession``; what else changed meanwhile (a reading iio-sensor-proxy
+        // answered while logind had not) is handed to the first ``process()``, which ``deadline`` asks for at once.
+        // Dropped, a first reading was never reported: it is the value already seen, so only a different one was.
+        changes = startup.filter { if case .activeSession = $0 { false } else { true } }
     }
 
     public var pollDescriptor: Int32 { bus.fd }
@@ -221,12 +225,9 @@ public final class SeatWatcher {
     public var pollEvents: Int16 { bus.events }
     /// When ``process()`` must run even if nothing is readable (a call timing out, a question to ask again).
     public var deadline: MonotonicInstant? {
-        switch (bus.deadline, sessionRetry?.at) {
-        case (let a?, let b?): min(a, b)
-        case (let a?, nil): a
-        case (nil, let b?): b
-        case (nil, nil): nil
-        }
+        // Changes read during start-up wait for the first call.
+        if !changes.isEmpty { return .zero }
+        return [bus.deadline, sessionRetry.due, claimRetry.due].compactMap { $0 }.min()
     }
 
     /// Reads and handles everything pending, and returns what changed, in order; never waits. Throws when the
@@ -240,8 +241,13 @@ public final class SeatWatcher {
             changes.removeAll(keepingCapacity: true)
             retired.removeAll()
         }
-        if let retry = sessionRetry, retry.at <= MonotonicClock.now() {
-            handle(retry.work)
+        let now = MonotonicClock.now()
+        if sessionRetry.isDue(at: now), let work = sessionRetryWork {
+            handle(work)
+        }
+        if claimRetry.isDue(at: now) {
+            claimRetry.cancel()
+            if followAccelerometer && !accelerometerClaimed && owners[Self.sensorProxy] != nil { claimAccelerometer() }
         }
         // Bounded, so that a flood of messages cannot keep the input thread here: the rest waits for the next turn
         // (the descriptor stays readable).
@@ -257,7 +263,10 @@ public final class SeatWatcher {
         followAccelerometer = follow
         if follow {
             claimAccelerometer()
-        } else if accelerometerClaimed {
+            return
+        }
+        claimRetry.reset()
+        if accelerometerClaimed {
             accelerometerClaimed = false
             orientation = nil
             send(BusMethod(destination: Self.sensorProxy, path: Self.sensorPath, interface: Self.sensorProxy, member: "ReleaseAccelerometer")) { _ in }
@@ -340,12 +349,15 @@ public final class SeatWatcher {
         case Self.sensorProxy:
             if newOwner.isEmpty {
                 accelerometerClaimed = false
+                // Claimed again when it comes back, at once.
+                claimRetry.reset()
                 if followAccelerometer {
                     logger.warning("iio-sensor-proxy left the system bus: devices with rotation = \"auto\" keep their last rotation")
                 }
             } else if followAccelerometer {
                 logger.notice("iio-sensor-proxy is on the system bus again: claiming the accelerometer")
                 saidAbsent.remove(Self.sensorProxy)
+                claimRetry.reset()
                 claimAccelerometer()
             }
         default:
@@ -381,11 +393,12 @@ public final class SeatWatcher {
 
     /// Acts on what logind said (or that it left), asking it what is missing; never waits for the answer.
     private func handle(_ work: SessionWork) {
-        sessionRetry = nil
+        sessionRetry.cancel()
+        sessionRetryWork = nil
         switch work {
         case .vanished:
             dropSessionQuery()
-            sessionRetryDelay = nil
+            sessionRetry.reset()
             set(nil)
         case .fetch:
             // Already asking: the answer will be as new as this signal.
@@ -453,7 +466,7 @@ public final class SeatWatcher {
             do throws(BusError) {
                 let session = try Self.property(reply, "\(seatPath) ActiveSession") { Self.sessionReference($0) }
                 saidAbsent.remove(Self.logind)
-                sessionRetryDelay = nil
+                sessionRetry.reset()
                 handle(.known(id: session.id, path: session.path))
                 return
             } catch let e {
@@ -467,7 +480,7 @@ public final class SeatWatcher {
                 }
                 if sessionUIDs.count >= 256 { sessionUIDs.removeAll() }
                 sessionUIDs[path] = uid
-                sessionRetryDelay = nil
+                sessionRetry.reset()
                 set(ActiveSession(id: id, uid: uid))
                 return
             } catch let e {
@@ -482,7 +495,7 @@ public final class SeatWatcher {
     }
 
     /// A question logind did not answer (in time, or at all): nobody counts (closed, never open), and while logind
-    /// owns its name it is asked again later, each time later up to ``sessionRetryMaximum``.
+    /// owns its name it is asked again later, each time later up to ``RetrySchedule/maximum``.
     private func failed(_ work: SessionWork, _ error: BusError) {
         set(nil)
         let what: String
@@ -494,9 +507,8 @@ public final class SeatWatcher {
             reportAbsent(Self.logind, "cannot read \(what) from logind (\(error)): nobody counts as the seat's active session")
             return
         }
-        let delay = sessionRetryDelay.map { Microseconds(min($0.value * 2, Self.sessionRetryMaximum.value)) } ?? Self.sessionRetryFirst
-        sessionRetryDelay = delay
-        sessionRetry = (work, MonotonicClock.now() + delay)
+        let delay = sessionRetry.failed(at: MonotonicClock.now())
+        sessionRetryWork = work
         complain(.sessionRead, "logind: cannot read \(what) (\(error)): nobody counts as the seat's active session; asking again for the active session of \(options.seat) in \(delay.value / 1000) ms")
     }
 
@@ -553,9 +565,22 @@ public final class SeatWatcher {
                 saidAbsent.remove(Self.sensorProxy)
                 readAccelerometer()
             case .failure(let error):
-                reportAbsent(Self.sensorProxy, "cannot claim iio-sensor-proxy's accelerometer (\(error)): devices with rotation = \"auto\" keep their rotation until it is available")
+                claimFailed("cannot claim iio-sensor-proxy's accelerometer (\(error))")
             }
         }
+    }
+
+    /// A claim, or the reading that follows it, that failed: while iio-sensor-proxy owns its name (it was slow, or
+    /// broken for a moment), the claim is made again later, each time later up to ``RetrySchedule/maximum``;
+    /// without it, it is claimed when it comes back (``nameOwnerChanged(_:)``).
+    private func claimFailed(_ what: String) {
+        accelerometerClaimed = false
+        guard followAccelerometer, owners[Self.sensorProxy] != nil else {
+            reportAbsent(Self.sensorProxy, "\(what): devices with rotation = \"auto\" keep their rotation until it is available")
+            return
+        }
+        let delay = claimRetry.failed(at: MonotonicClock.now())
+        complain(.sensorCall, "\(what): devices with rotation = \"auto\" keep their rotation; claiming it again in \(delay.value / 1000) ms")
     }
 
     private func readAccelerometer() {
@@ -566,9 +591,10 @@ public final class SeatWatcher {
                     complain(.sensorCall, "iio-sensor-proxy: GetAll answered \(Self.signature(m.body)), not a{sv}")
                     return
                 }
+                claimRetry.reset()
                 accelerometer(properties)
             case .failure(let error):
-                complain(.sensorCall, "iio-sensor-proxy: \(error)")
+                claimFailed("cannot read iio-sensor-proxy's accelerometer (\(error))")
             }
         }
     }
@@ -645,5 +671,38 @@ public final class SeatWatcher {
     static func signature(_ body: [BusValue]) -> String {
         let text = body.map(\.signature).joined()
         return text.count <= quoteLimit ? text : String(text.prefix(quoteLimit)) + "…"
+    }
+}
+
+/// When to ask a service again after a question failed: ``first`` after the first failure, then twice as long
+/// each time up to ``maximum``, until it answers. The seat's two services (logind's active session,
+/// iio-sensor-proxy's claim) each have one.
+struct RetrySchedule {
+    static let first = Microseconds(250_000)
+    static let maximum = Microseconds(8_000_000)
+
+    /// When to ask again; `nil`: nothing to ask.
+    private(set) var due: MonotonicInstant?
+    /// The wait before the last retry; `nil` once the service has answered.
+    private var delay: Microseconds?
+
+    /// A question failed at `now`: it is asked again after the returned wait.
+    mutating func failed(at now: MonotonicInstant) -> Microseconds {
+        let next = delay.map { Microseconds(min($0.value * 2, Self.maximum.value)) } ?? Self.first
+        delay = next
+        due = now + next
+        return next
+    }
+
+    func isDue(at now: MonotonicInstant) -> Bool { due.map { $0 <= now } ?? false }
+
+    /// Nothing to ask any more (it is asked now, or something newer replaced the question); the next failure
+    /// waits longer still.
+    mutating func cancel() { due = nil }
+
+    /// The service answered (or left the bus): the next failure starts from ``first`` again.
+    mutating func reset() {
+        due = nil
+        delay = nil
     }
 }

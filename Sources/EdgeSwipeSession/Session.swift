@@ -122,6 +122,8 @@ public final class Session: @unchecked Sendable {
             for firing in matcher.handle(message, app: app) { fire(firing) }
         case .disconnected:
             logger.notice("daemon: connection lost; reconnecting (nothing fires for what it missed)")
+        case .waiting(let socket):
+            logger.notice("waiting for a daemon at \(socket)")
         }
         for body in observers { body(observation) }
     }

@@ -1,4 +1,4 @@
-import EdgeSwipeClient
+public import EdgeSwipeClient
 public import EdgeSwipeProtocol
 import EdgeSwipeSystem
 import Foundation
@@ -58,7 +58,8 @@ public enum BridgeError: Error, CustomStringConvertible {
 /// `edgeswipe-web`: one ordinary client of the daemon, fanned out to browser tabs over HTTP and WebSocket.
 public struct Bridge: Sendable {
     public struct Options: Sendable {
-        public var socketPath: String
+        /// Where the daemon is: looked at again before each reconnection (``DaemonSocket``).
+        public var socket: DaemonSocket
         public var host: String
         public var port: Int
         /// Whether the page may send push, pop, present, dismiss and select-tab.
@@ -69,10 +70,10 @@ public struct Bridge: Sendable {
         public var token: String?
 
         public init(
-            socketPath: String, host: String = "127.0.0.1", port: Int = 0, control: Bool = false, limits: OutboxLimits = TabOutbox.defaultLimits,
+            socket: DaemonSocket, host: String = "127.0.0.1", port: Int = 0, control: Bool = false, limits: OutboxLimits = TabOutbox.defaultLimits,
             connections: ConnectionLimits = .init(), token: String? = nil
         ) {
-            self.socketPath = socketPath
+            self.socket = socket
             self.host = host
             self.port = port
             self.control = control
@@ -109,7 +110,7 @@ public struct Bridge: Sendable {
             return w.bytes
         }
         let client = EdgeSwipeClient(
-            socketPath: options.socketPath,
+            socket: options.socket,
             configuration: ClientConfiguration(reconnect: ReconnectPolicy(initialDelay: .milliseconds(100), maxDelay: .seconds(2), maxAttempts: nil)))
         // The access check uses the bridge's one connection: a second, short-lived one would count as a client of
         // the daemon for a moment (and start a replay held for a number of clients too early).
@@ -125,10 +126,13 @@ public struct Bridge: Sendable {
                 w.integer(MonotonicClock.now().microseconds)
                 w.raw("}")
                 hub.daemonDisconnected(w.bytes)
+            case .waiting(let socket):
+                // Before the first hello, not having a daemon ends the bridge (FirstConnection), said once there.
+                if first.hasConnected { self.logger.notice("waiting for a daemon at \(socket)") }
             }
         }
         do {
-            try await first.outcome(socket: options.socketPath, control: control, timeout: .seconds(10))
+            try await first.outcome(socket: options.socket, control: control, timeout: .seconds(10))
         } catch {
             await client.close()
             throw error
@@ -317,12 +321,17 @@ public struct Bridge: Sendable {
 /// How the daemon answered the bridge's first connection: a `hello` (with the access it grants), or a close
 /// before any hello, which is how the daemon refuses a peer its policy does not admit.
 final class FirstConnection: Sendable {
-    private enum Seen { case nothing, hello(AccessInfo), refused }
+    private enum Seen { case nothing, hello(AccessInfo), refused, absent }
     private struct State {
         var seen = Seen.nothing
         var waiter: CheckedContinuation<Void, Never>?
     }
     private let state = NIOLockedValueBox(State())
+
+    /// Whether the first connection said hello: the bridge serves, and follows the daemon from now on.
+    var hasConnected: Bool {
+        state.withLockedValue { s in if case .hello = s.seen { true } else { false } }
+    }
 
     func see(_ observation: EdgeSwipeClient.Observation) {
         let waiter = state.withLockedValue { s -> CheckedContinuation<Void, Never>? in
@@ -330,6 +339,8 @@ final class FirstConnection: Sendable {
             switch observation {
             case .message(.hello(let hello), _): s.seen = .hello(hello.access)
             case .disconnected: s.seen = .refused
+            // Nobody listens (a socket file left by a daemon that stopped): said as when there is no file.
+            case .waiting: s.seen = .absent
             case .message: return nil
             }
             defer { s.waiter = nil }
@@ -338,10 +349,11 @@ final class FirstConnection: Sendable {
         waiter?.resume()
     }
 
-    func outcome(socket: String, control: Bool, timeout: Duration) async throws(BridgeError) {
-        guard FileManager.default.fileExists(atPath: socket) else {
-            throw .noDaemon(socket: socket)
+    func outcome(socket daemon: DaemonSocket, control: Bool, timeout: Duration) async throws(BridgeError) {
+        guard daemon.paths.contains(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            throw .noDaemon(socket: daemon.description)
         }
+        let socket = daemon.current { FileManager.default.fileExists(atPath: $0) }
         let state = self.state
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -365,6 +377,8 @@ final class FirstConnection: Sendable {
             if control && !access.control { throw .controlNotGranted(socket: socket, uid: uid) }
         case .refused:
             throw .refusedByDaemon(socket: socket, uid: uid)
+        case .absent:
+            throw .noDaemon(socket: socket)
         case .nothing:
             throw .daemonUnreachable(socket: socket, reason: "no hello within \(timeout) (nothing listening, or not an edgeswiped)")
         }

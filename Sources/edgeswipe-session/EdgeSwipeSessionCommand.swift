@@ -86,10 +86,15 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         let overlay = Self.overlay(rules.overlay, on: wayland, logger: logger)
         if let overlay { session.observe { overlay.handle($0) } }
 
-        let socketPath = socket ?? EdgeSwipeClient.defaultSocketPath(environment: environment) { (try? Stat(FilePath($0))) != nil }
-        let client = EdgeSwipeClient(socketPath: socketPath, eventLoopGroup: group)
-        client.observe { observation in session.handle(observation) }
-        logger.notice("following \(socketPath)")
+        // The default socket is looked at again before each attempt (the user instance's, then the system's): a
+        // session that starts before its daemon finds it where it comes up.
+        let daemon = DaemonSocket.resolve(explicit: socket, environment: environment)
+        let client = EdgeSwipeClient(socket: daemon, eventLoopGroup: group)
+        client.observe { observation in
+            if case .message(.hello(let hello), _) = observation { logger.notice("daemon: connected to \(hello.server) at \(client.socketPath)") }
+            session.handle(observation)
+        }
+        logger.notice("following the daemon at \(daemon)")
 
         var current = rules
         for await signal in signals {

@@ -72,7 +72,9 @@ struct EdgeSwipeWebCommand: AsyncParsableCommand {
         if !Self.isLoopback(host) {
             StandardError.print("edgeswipe-web: warning: listening on \(host), beyond this machine: anyone who can reach it and has the token sees every touch transition\(control ? " and can drive them" : "")")
         }
-        let socketPath = socket ?? EdgeSwipeClient.defaultSocketPath(environment: ProcessEnvironment.current()) { (try? Stat(FilePath($0))) != nil }
+        // Looked at again before each reconnection: a bridge started with a system daemon finds a user instance
+        // started later, and one that outlived its daemon finds the next.
+        let daemon = DaemonSocket.resolve(explicit: socket, environment: ProcessEnvironment.current())
         // Every connection is a descriptor: the cap on them must fit under the open-file limit (raised to the hard
         // one, as systemd asks of programs that do not use select), with room for the daemon's connection, the
         // listener and the runtime's own.
@@ -81,7 +83,7 @@ struct EdgeSwipeWebCommand: AsyncParsableCommand {
         if descriptors > 0 { connections.total = min(connections.total, max(16, descriptors - 64)) }
         let bridge = Bridge(
             options: Bridge.Options(
-                socketPath: socketPath, host: host, port: port, control: control, connections: connections, token: Self.chosenToken),
+                socket: daemon, host: host, port: port, control: control, connections: connections, token: Self.chosenToken),
             logger: logger)
         do {
             try await bridge.run { url, _ in

@@ -27,9 +27,11 @@ struct SocketOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The daemon's socket.", discussion: EdgeSwipeClient.defaultSocketHelp, valueName: "path"))
     var socket: String?
 
-    var path: String {
-        socket ?? EdgeSwipeClient.defaultSocketPath(environment: ProcessEnvironment.current()) { (try? Stat(FilePath($0))) != nil }
-    }
+    /// Where the daemon is: what a follower (the monitor) looks at again before each reconnection.
+    var daemon: DaemonSocket { DaemonSocket.resolve(explicit: socket, environment: ProcessEnvironment.current()) }
+
+    /// The path a one-shot command connects to: the default resolved now.
+    var path: String { daemon.current { (try? Stat(FilePath($0))) != nil } }
 }
 
 enum CtlExit {

@@ -22,6 +22,10 @@ struct Monitor: AsyncParsableCommand {
         "A line to keep in view: on a terminal, at the bottom, under the progress bars; otherwise printed once, first.",
         discussion: "scripts/quickstart keeps the web page's address there.", valueName: "text"))
     var footer: String?
+    @Flag(name: .long, help: ArgumentHelp(
+        "Also show each line read from standard input, among the events, above the bars.",
+        discussion: "scripts/quickstart says there what happens while the monitor runs (the web page coming up): a line written to the terminal beside the monitor would land on its bottom lines."))
+    var notes = false
 
     func run() async throws {
         if json { try raw() } else { try await human() }
@@ -45,27 +49,82 @@ struct Monitor: AsyncParsableCommand {
     }
 
     private func human() async throws {
+        let daemon = socket.daemon
         let client = EdgeSwipeClient(
-            socketPath: socket.path,
-            configuration: ClientConfiguration(reconnect: ReconnectPolicy(maxAttempts: nil), requestTimeout: .seconds(5)))
-        // The monitor waits for a daemon that is not there yet (it reconnects until interrupted): say so once,
-        // without a probe connection, which would count as a client of a replay held for one.
-        if (try? Stat(FilePath(socket.path))) == nil {
-            warn("edgeswipectl: \(ClientError.noDaemon(path: socket.path, leftBehind: false)) Waiting for one; Ctrl-C stops.")
+            socket: daemon, configuration: ClientConfiguration(reconnect: ReconnectPolicy(maxAttempts: nil), requestTimeout: .seconds(5)))
+        // The monitor waits for a daemon that is not there yet (it reconnects until interrupted, looking again at
+        // each of the default's paths): say so once, without a probe connection, which would count as a client of
+        // a replay held for one.
+        if !daemon.paths.contains(where: { (try? Stat(FilePath($0))) != nil }) {
+            warn("edgeswipectl: no daemon is listening at \(daemon). \(EdgeSwipeClient.noDaemonAdvice) Waiting for one; Ctrl-C stops.")
         }
         var view = MonitorView(interactive: isatty(STDOUT_FILENO) == 1, footer: footer)
         var seen = 0
-        do {
-            for try await message in client.messages() {
+        for await item in Self.shown(client.messages(), notes: notes) {
+            switch item {
+            case .message(let message):
                 view.show(message)
                 seen += 1
-                if let count, seen >= count { break }
+                if let count, seen >= count {
+                    view.finish()
+                    return
+                }
+            case .note(let line):
+                view.note(line)
+            case .ended(nil):
+                view.finish()
+                return
+            case .ended(let error?):
+                view.finish()
+                throw unreachable(client.socketPath, error)
             }
-        } catch {
-            view.finish()
-            throw unreachable(socket.path, error)
         }
         view.finish()
+    }
+
+    /// What the monitor shows, in the order it arrived: the daemon's messages and, with `--notes`, the lines of
+    /// standard input.
+    enum Shown: Sendable {
+        case message(ServerMessage)
+        case note(String)
+        case ended(ClientError?)
+    }
+
+    /// The daemon's messages, with standard input's lines among them when `notes`: one sequence, so that one loop
+    /// owns the screen.
+    static func shown(_ messages: MessageStream, notes: Bool) -> AsyncStream<Shown> {
+        let (stream, continuation) = AsyncStream<Shown>.makeStream()
+        let reader = Task {
+            do {
+                for try await message in messages { continuation.yield(.message(message)) }
+                continuation.yield(.ended(nil))
+            } catch {
+                continuation.yield(.ended(error as? ClientError ?? .closed))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in reader.cancel() }
+        if notes {
+            // A blocking read on a thread of its own; it ends at the end of input (and with the process). Without
+            // a thread the notes are not read, and the monitor goes on without them. read(2), not readLine: stdio
+            // holds stdin's lock through a blocking read, and the view's fflush(nil) takes every stream's lock.
+            _ = try? SystemThread.start(name: "monitor-notes", detached: true) {
+                var pending: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let n = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { break }
+                    pending += chunk[0..<n]
+                    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                        continuation.yield(.note(String(decoding: pending[..<newline], as: UTF8.self)))
+                        pending.removeSubrange(...newline)
+                    }
+                }
+                if !pending.isEmpty { continuation.yield(.note(String(decoding: pending, as: UTF8.self))) }
+            }
+        }
+        return stream
     }
 }
 
@@ -152,6 +211,12 @@ struct MonitorView {
         case .state, .reply, .error, .unknown:
             break
         }
+        drawStatus()
+    }
+
+    /// A line from outside the stream (``Monitor/notes``), logged as events are.
+    mutating func note(_ line: String) {
+        log(line)
         drawStatus()
     }
 

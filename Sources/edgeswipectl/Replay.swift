@@ -78,8 +78,11 @@ struct Replay: ParsableCommand {
 
 /// What `replay` and `plot` read: the recordings, an events-only file's description, the configuration.
 struct ReplayInput: ParsableArguments {
-    @Argument(help: ArgumentHelp("Recordings to play together.", valueName: "file"))
+    @Argument(help: ArgumentHelp("Recordings to play together (or, with --in-turn, one after another).", valueName: "file"))
     var files: [String]
+
+    @Flag(name: .long, help: "Play the recordings one after another, a second apart, as edgeswiped --in-turn does.")
+    var inTurn = false
 
     @Option(name: .long, help: ArgumentHelp("The evemu device description for events-only files.", valueName: "file"))
     var desc: String?
@@ -98,7 +101,7 @@ struct OfflineReplay {
     /// Loads the configuration (the built-in one when `config` is `nil`) and opens the recordings; prints what is
     /// wrong and throws the exit code when a file cannot be read or parsed.
     init(_ input: ReplayInput) throws {
-        let (files, desc, config) = (input.files, input.desc, input.config)
+        let (files, desc, config, inTurn) = (input.files, input.desc, input.config, input.inTurn)
         if let config {
             do {
                 settings = try ConfigParser.load(path: config)
@@ -125,7 +128,7 @@ struct OfflineReplay {
         }
         player = RecordingPlayer(
             recordings: recordings,
-            options: RecordingPlayer.Options(setup: settings.devices.setup(for: settings.engine)))
+            options: RecordingPlayer.Options(setup: settings.devices.setup(for: settings.engine), schedule: inTurn ? .aSecondApart : .together))
         for skipped in player.skipped { warn("edgeswipectl: skipping \(skipped)") }
         engine = Engine(configuration: settings.engine)
     }

@@ -211,9 +211,12 @@ final class Daemon: Service, Sendable {
                 }
             }
             let wanted = options.waitForClients
+            // A looped replay keeps its devices from pass to pass (ReplaySource): they are the same devices.
             let source = ReplaySource(
                 recordings: recordings,
-                options: RecordingPlayer.Options(setup: setup, removeDevicesAtEnd: true),
+                options: RecordingPlayer.Options(
+                    setup: setup, removeDevicesAtEnd: !options.loop,
+                    schedule: options.inTurn ? .aSecondApart : .together),
                 speed: options.speed, loop: options.loop,
                 gate: { wanted == 0 || clients() >= wanted }, logger: logger)
             if source.devices.isEmpty {

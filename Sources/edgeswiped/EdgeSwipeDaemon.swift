@@ -92,8 +92,11 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
     /// shows nothing a person or a test could use.
     static let speedRange = 0.01...100.0
 
-    @Flag(name: .long, help: "Play the --replay recordings again and again.")
+    @Flag(name: .long, help: ArgumentHelp("Play the --replay recordings again and again.", discussion: "Each pass starts from the initial state once the last one's animations have ended; the recordings' devices are added once, not again on each pass."))
     var loop = false
+
+    @Flag(name: .long, help: ArgumentHelp("Play the --replay recordings one after another, a second apart, instead of at once.", discussion: "scripts/quickstart plays the demo's touchscreen and touchpad recordings so."))
+    var inTurn = false
 
     @Option(name: .long, help: ArgumentHelp("Hold --replay back until this many clients are connected.", valueName: "n"))
     var waitForClients: Int = 0
@@ -124,6 +127,7 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
         if !replay.isEmpty && !devices.isEmpty { throw ValidationError("--replay and --device cannot be used together") }
         if desc != nil && replay.isEmpty { throw ValidationError("--desc goes with --replay") }
         if loop && replay.isEmpty { throw ValidationError("--loop goes with --replay") }
+        if inTurn && replay.isEmpty { throw ValidationError("--in-turn goes with --replay") }
     }
 
     func run() async throws {

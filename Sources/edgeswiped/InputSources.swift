@@ -42,7 +42,13 @@ final class LiveSource: InputSource {
 
 /// A recording played in real time (`--replay`): its steps are scheduled on the live monotonic clock, scaled
 /// by `speed`, so clients see exactly what live hardware would have produced.
+///
+/// Looped (`--loop`), it plays the same devices again and again: they are added once, by the first pass, and stay
+/// (a client sees one `device` `added` per device, not a removal and an addition per pass, which would tell it a
+/// device came and went that never did). A touch a pass leaves down ends as lost events instead, as the removal at
+/// the end of a single play would cancel it.
 final class ReplaySource: InputSource {
+
     private let recordings: [Recording]
     private let options: RecordingPlayer.Options
     private let speed: Double
@@ -55,6 +61,8 @@ final class ReplaySource: InputSource {
     /// closed the source asks for no wake-up: whoever can open it wakes the input thread (``InputThread/wake()``).
     private let gate: () -> Bool
     private var player: RecordingPlayer
+    /// Passes started so far: from the second on, the player's device additions are not fed (the devices stayed).
+    private var passes = 1
     private var pending: InputStep?
     /// The step in `pending` was fed and the player has not been asked for the next yet: decoding a frame
     /// (~15,000 instructions for ten fingers) waits until after the publish of the pass that fed the last one,
@@ -141,12 +149,17 @@ final class ReplaySource: InputSource {
                 }
                 return
             }
-            feed(moved(step, to: at))
+            if case .deviceAdded = step.input, passes > 1 {
+                // Added by the first pass, and still there.
+            } else {
+                feed(moved(step, to: at))
+            }
             pending = nil
             decodeDue = true
         }
         // The recording has ended.
         if loops {
+            for played in player.devices { feed(InputStep(time: now, input: .eventsLost(played.device.id))) }
             isBetweenPasses = true
         } else {
             logger.info("replay: the recording has ended")
@@ -158,6 +171,7 @@ final class ReplaySource: InputSource {
         guard isBetweenPasses else { return }
         logger.info("replay: starting again")
         isBetweenPasses = false
+        passes += 1
         player = RecordingPlayer(recordings: recordings, options: options)
         pending = player.next()
         decodeDue = false

@@ -15,10 +15,11 @@ final class FakeDaemon: @unchecked Sendable {
     let path: String
     private let listener: Int32
 
-    init() throws {
+    /// Listening at `path`, or at a socket in a directory of its own.
+    init(path: String? = nil) throws {
         directory = try TempDir()
-        path = directory.file("fake.sock")
-        do { listener = try FileDescriptor.boundUnixSocket(.stream, at: UnixSocketAddress(path), backlog: 8).rawValue } catch {
+        self.path = path ?? directory.file("fake.sock")
+        do { listener = try FileDescriptor.boundUnixSocket(.stream, at: UnixSocketAddress(self.path), backlog: 8).rawValue } catch {
             throw FakeDaemonError(description: "bind/listen: \(error)")
         }
     }

@@ -11,6 +11,8 @@ struct StreamCheck {
     /// Each transition's terminal phases (exactly one in a valid stream).
     var terminals: [TransitionID: [PercentDrivenInteractiveTransition.Phase]] = [:]
     var edges: [TransitionID: Edge] = [:]
+    /// The direction and finger count of swipe-driven transitions.
+    var swipes: [TransitionID: (SwipeDirection, Int)] = [:]
     var gestures: [GestureEvent] = []
 
     init(_ events: [EngineEvent]) {
@@ -55,6 +57,7 @@ struct StreamCheck {
                     if began.contains(t.id) { problems.append("transition \(t.id.rawValue) began twice") }
                     began.append(t.id)
                     if let edge = t.edge { edges[t.id] = edge }
+                    if let direction = t.swipe { swipes[t.id] = (direction, t.swipeFingers ?? 0) }
                 } else if !began.contains(t.id) {
                     problems.append("transition \(t.id.rawValue) \(t.phase) before it began")
                 }
@@ -82,15 +85,17 @@ struct StreamCheck {
         for (device, trigger) in inFlight { problems.append("gesture on \(device) (\(trigger)) never ended") }
     }
 
-    /// `(edge, terminal)` of every transition, in the order they began.
+    /// `(edge or swipe, terminal)` of every transition, in the order they began.
     var outcomes: [Outcome] {
-        began.map { Outcome(edge: edges[$0], phase: terminals[$0]?.first) }
+        began.map { Outcome(edge: edges[$0], swipe: swipes[$0].map { "\($0.1)-finger \($0.0.rawValue)" }, phase: terminals[$0]?.first) }
     }
 
     struct Outcome: Hashable, CustomStringConvertible {
         var edge: Edge?
+        /// `3-finger left` for a swipe-driven transition.
+        var swipe: String? = nil
         var phase: PercentDrivenInteractiveTransition.Phase?
-        var description: String { "\(edge?.rawValue ?? "none") \(phase?.rawValue ?? "unfinished")" }
+        var description: String { "\(edge?.rawValue ?? swipe ?? "none") \(phase?.rawValue ?? "unfinished")" }
     }
 
     var beganGestures: [GestureEvent] { gestures.filter { $0.state == .began } }

@@ -25,6 +25,17 @@ public struct TempDirError: Error, CustomStringConvertible {
     public var description: String { "mkdtemp failed: \(String(cString: strerror(errno))) (errno \(errno))" }
 }
 
+/// ``waitUntil(timeout:_:)`` without blocking a thread of the concurrency pool (for async tests whose condition
+/// waits on tasks).
+public func waitUntilAsync(timeout: Double = 20, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(timeout)
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return true
+}
+
 /// Waits, looking every 10 ms, until `condition` holds or `timeout` seconds have passed; whether it holds.
 public func waitUntil(timeout: Double = 20, _ condition: () -> Bool) -> Bool {
     let deadline = ContinuousClock.now + .seconds(timeout)

@@ -10,48 +10,65 @@ import Testing
 struct FirstMinutesTests {
     // MARK: - The looped demo
 
-    /// What one pass of the demo decides, in order (DemoRecording: four edges, one cancel, the flick).
-    static let onePass = ["left completed", "right completed", "top completed", "bottom completed", "left cancelled", "right completed"]
+    /// What one pass of the looped demo decides, in order: the touchscreen's four edges, its cancel and its flick
+    /// (DemoRecording), then a second later the touchpad's 3-finger swipes (TouchpadDemoRecording).
+    static let onePass = [
+        "left completed", "right completed", "top completed", "bottom completed", "left cancelled", "right completed",
+        "3-finger swipe right completed", "3-finger swipe left completed", "3-finger swipe right cancelled",
+    ]
 
-    @Test("--replay --loop: three passes decide alike, each from the first's state, after the last one's run-outs and bands have ended")
+    /// The quick start's demo: both recordings, one after the other, again and again.
+    static let loopedDemo = ["--replay", Paths.touchpadDemo.path, "--in-turn", "--loop"]
+
+    /// A transition's outcome as `onePass` names it.
+    static func outcome(_ m: [String: Any]) -> String? {
+        guard m.type == "transition", let phase = m["phase"] as? String, ["completed", "cancelled"].contains(phase) else { return nil }
+        if let direction = m["swipe_direction"] as? String { return "\(m["swipe_fingers"] ?? "?")-finger swipe \(direction) \(phase)" }
+        return "\(m["edge"] ?? "?") \(phase)"
+    }
+
+    @Test("--replay A --replay B --in-turn --loop: three passes decide alike, each from the first's state, after the last one's run-outs and bands have ended; the devices are added once")
     func threePasses() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // At recorded speed, as the quick start plays it (at twice the speed the fifth swipe's rest is too short
         // for the release to be at rest, and it completes).
-        let daemon = try DaemonProcess.replaying(Paths.demo, in: dir, speed: 1, ["--loop"])
+        let daemon = try DaemonProcess.replaying(Paths.demo, in: dir, speed: 1, Self.loopedDemo)
         let client = try LineClient(path: daemon.socketPath)
-        // A pass begins with the device's `added` (the player adds it, and removes it at the end): read until the
-        // fourth begins, so that three have played whole.
-        var added = 0
+        // Until the fourth pass's first outcome, so that three have played whole.
+        var outcomes = 0
         let messages = client.messages(until: { m in
-            if m.type == "device" && m["change"] as? String == "added" { added += 1 }
-            return added == 4
-        }, timeoutSeconds: 90)
+            if Self.outcome(m) != nil { outcomes += 1 }
+            return outcomes > 3 * Self.onePass.count
+        }, timeoutSeconds: 150)
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0, "\(daemon.log)")
-        try #require(added == 4, "four passes began: \(messages.compactMap(\.phaseLine))")
+        try #require(outcomes > 3 * Self.onePass.count, "three passes played: \(messages.compactMap(\.phaseLine))")
+
+        // The two devices, added once; nothing removed between passes (the looped replay plays the same devices).
+        let devices = messages.filter { $0.type == "device" }.map { "\($0["change"] ?? "?") \($0["name"] ?? "?")" }
+        #expect(devices == ["added EdgeSwipe Demo Touchscreen", "added EdgeSwipe Demo Touchpad"], "\(devices)")
 
         let hello = try #require(messages.first)
         let initial = Self.containers(hello["state"])
         var current = initial
+        // A pass begins with the first gesture after the last one's outcomes.
         var passes: [[[String: Any]]] = []
         var startingStates: [String] = []
+        var decided = 0
         for m in messages.dropFirst() {
             if m.type == "state" { current = Self.containers(m) }
-            if m.type == "device" && m["change"] as? String == "added" {
+            if m.type == "gesture" && decided == passes.count * Self.onePass.count {
                 passes.append([])
                 startingStates.append(current)
             }
             if !passes.isEmpty { passes[passes.count - 1].append(m) }
+            if Self.outcome(m) != nil { decided += 1 }
         }
         #expect(startingStates.allSatisfy { $0 == initial }, "every pass starts from the state the first started from: \(startingStates)")
         var restsAt = 0
         for (n, pass) in passes.prefix(3).enumerated() {
-            let outcomes = pass.compactMap { m -> String? in
-                guard m.type == "transition", let phase = m["phase"] as? String, ["completed", "cancelled"].contains(phase) else { return nil }
-                return "\(m["edge"] ?? "?") \(phase)"
-            }
+            let outcomes = pass.compactMap(Self.outcome)
             #expect(outcomes == Self.onePass, "pass \(n + 1): \(outcomes)")
             // The pass begins after everything the last one set in motion has come to rest.
             let began = pass.first?["time_us"] as? Int ?? 0
@@ -172,6 +189,86 @@ struct FirstMinutesTests {
         #expect(daemon.waitForExit() == 0, "\(daemon.log)")
     }
 
+    // MARK: - The packages
+
+    /// How `scripts/deps` is run in `packagesFirst`: which set, on a terminal or not, what the person answers.
+    struct DepsRun: Sendable, CustomTestStringConvertible {
+        var set: String?
+        var terminal = false
+        var answer = ""
+        var yes = false
+        var testDescription: String { "\(set ?? "default") set\(terminal ? ", on a terminal" : "")\(yes ? ", --yes" : "")\(answer.isEmpty ? "" : ", answering \(answer)")" }
+    }
+
+    /// What building and running need, and what only the tests do (scripts/deps).
+    static let buildPackages = ["libinput-dev", "libevdev-dev", "libudev-dev", "libsystemd-dev", "libyaml-dev", "pkg-config", "python3",
+                                "libwayland-dev", "libwayland-bin", "libxkbcommon-dev", "xkb-data", "libcairo2-dev"]
+    static let testOnly = ["sway", "weston", "grim", "nodejs", "python3-dbusmock", "wayland-protocols"]
+
+    @Test("scripts/deps: the quick start installs what building needs and the test command the rest; it says what first, with what apt would upgrade, asks once on a terminal, and never upgrades more", arguments: [
+        DepsRun(set: "build"), DepsRun(set: nil), DepsRun(set: "build", terminal: true, answer: "n"),
+        DepsRun(set: "build", terminal: true, answer: "y"), DepsRun(set: "build", terminal: true, yes: true),
+    ])
+    func packagesFirst(_ r: DepsRun) throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // apt and dpkg replaced: nothing is installed, and apt-get logs what it was asked (a simulation answers with
+        // each package to install, and one upgrade, of the kind a -dev package can pull in).
+        let stubs = dir.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: stubs, withIntermediateDirectories: true)
+        let log = dir.appendingPathComponent("apt.log")
+        let scripts = [
+            "dpkg-query": "exit 1",
+            "apt-cache": "exit 0",
+            "apt-get": """
+                echo "$*" >> '\(log.path)'
+                case " $* " in *" -s "*) for a in "$@"; do case "$a" in -*) ;; install) ;; *) echo "Inst $a (1 Debian:12 [amd64])" ;; esac; done
+                  echo "Inst libsystemd0 [252.38] (252.39 Debian:12 [amd64])" ;; esac
+                """,
+        ]
+        for (name, body) in scripts {
+            let file = stubs.appendingPathComponent(name)
+            try "#!/bin/sh\n\(body)\n".write(to: file, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.path)
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = stubs.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment["CI"] = nil
+        environment["EDGESWIPE_YES"] = r.yes ? "1" : nil
+        let source = (r.set.map { "EDGESWIPE_DEPS=\($0) " } ?? "") + "source scripts/deps && echo sourced"
+        let command = "cd '\(Paths.packageRoot.path)' && " + source
+        // On a terminal: through script(1)'s pseudo-terminal, with the answer typed in.
+        let finished = r.terminal
+            ? try run(URL(fileURLWithPath: "/bin/sh"), ["-c", "printf '\(r.answer)\\n' | script -qec \"bash -c \\\"\(command)\\\"\" /dev/null 2>&1"], environment: environment)
+            : try run(URL(fileURLWithPath: "/bin/bash"), ["-c", command], environment: environment)
+        let said = finished.stdout + finished.stderr
+        let calls = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        let installs = calls.filter { $0.hasPrefix("install -y") }
+
+        let expected = Self.buildPackages + (r.set == "build" ? [] : Self.testOnly)
+        let listed = said.split(separator: "\n").first { $0.contains("apt-get installs") }.map(String.init) ?? ""
+        for p in expected { #expect(listed.contains(" \(p)"), "\(p) not listed: \(said)") }
+        if r.set == "build" { for p in Self.testOnly { #expect(!listed.contains(" \(p)"), "\(p) listed for building: \(listed)") } }
+        #expect(said.contains("and upgrades libsystemd0"), "what apt would upgrade besides is said: \(said)")
+        let asked = said.components(separatedBy: "install them? [Y/n]").count - 1
+        #expect(asked == (r.terminal && !r.yes ? 1 : 0), "asked \(asked) times: \(said)")
+        if r.answer == "n" {
+            #expect(installs.isEmpty, "\(calls)")
+            #expect(!said.contains("sourced"), "the script goes no further: \(said)")
+        } else {
+            #expect(installs.count == 1, "\(calls)")
+            let words = installs.first?.split(separator: " ").map(String.init) ?? []
+            #expect(words.contains("--no-install-recommends") && !words.contains("--only-upgrade") && !words.contains("upgrade"), "\(installs)")
+            let packages = Set(words.filter { !$0.hasPrefix("-") && $0 != "install" })
+            if r.set == "build" {
+                #expect(packages == Set(Self.buildPackages), "\(installs)")
+            } else {
+                #expect(packages.isSuperset(of: expected), "\(installs)")
+            }
+            #expect(said.contains("sourced"), "\(said)")
+        }
+    }
+
     // MARK: - The quick start
 
     /// scripts/quickstart on the suite's own binaries, its output collected (behind the lock): stdout is the monitor's.
@@ -229,7 +326,7 @@ struct FirstMinutesTests {
         deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
     }
 
-    @Test("the quick start: the monitor attaches before the demo begins, a second terminal's status reaches the daemon, the page comes up, nothing is left behind",
+    @Test("the quick start: the monitor attaches before the demo begins, a second terminal's status reaches the daemon, the page comes up, the touchpad's swipes follow, nothing is left behind",
           arguments: [false, true])
     func quickstart(_ socketTaken: Bool) throws {
         let dir = try Paths.tempDirectory()
@@ -272,13 +369,28 @@ struct FirstMinutesTests {
         #expect(status.stdout.contains("EdgeSwipe Demo Touchscreen"), "\(command) reached another daemon: \(status.stdout)")
         #expect(command.hasPrefix("EDGESWIPE_SOCKET=") == socketTaken, "\(command)")
 
-        // The page's address, in the monitor's footer from the start, answers once the bridge is up.
-        try qs.wait("the page") { $0.said.contains { $0.hasPrefix("edgeswipe: the web page is up: http://127.0.0.1:") } }
-        let url = try #require(qs.said.first { $0.hasPrefix("edgeswipe: the web page is up: ") }.map { String($0.dropFirst("edgeswipe: the web page is up: ".count)) })
+        // The page's address, in the monitor's footer from the start, answers once the bridge is up. That it is
+        // up is said through the monitor (its --notes), on a line of its own: on a terminal, a line the script
+        // wrote itself landed on the monitor's footer.
+        let up = "edgeswipe: the web page is up: "
+        try qs.wait("the page") { $0.monitor.contains { $0.hasPrefix(up + "http://127.0.0.1:") } }
+        #expect(!qs.said.contains { $0.contains("the web page is up") }, "said beside the monitor: \(qs.said)")
+        let url = try #require(qs.monitor.first { $0.hasPrefix(up) }.map { String($0.dropFirst(up.count)) })
         #expect(monitor.first?.contains(url) == true, "the footer shows the page's address: \(monitor.first ?? "")")
         let components = try #require(URLComponents(string: url))
         let page = try httpGet(port: components.port ?? 0, path: "/?" + (components.query ?? ""))
         #expect(page.status == 303, "the token opens the page")
+
+        // Then the demo's second half: three fingers on a touchpad.
+        try qs.wait("a 3-finger swipe", timeoutSeconds: 60) { $0.monitor.contains { $0.hasPrefix("gesture swipe right began (3 fingers") } }
+        #expect(qs.monitor.contains { $0.hasPrefix("device added: EdgeSwipe Demo Touchpad") }, "\(qs.monitor)")
+
+        // This run's logs are its own (two quick starts at once wrote one daemon.log).
+        let listens = try #require(qs.said.first { $0.hasPrefix("edgeswipe: the daemon listens on ") }, "\(qs.said)")
+        let log = try #require(listens.range(of: "(its log: ").map { String(listens[$0.upperBound...].prefix { $0 != ")" }) })
+        #expect(log.hasPrefix(".build/quickstart/run-") && log.hasSuffix("/daemon.log"), "\(log)")
+        let logText = try String(contentsOfFile: Paths.packageRoot.appendingPathComponent(log).path, encoding: .utf8)
+        #expect(logText.contains("replay: playing"), "\(log): \(logText)")
 
         #expect(qs.interrupt() == 130)
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path) == [], "nothing left in TMPDIR")

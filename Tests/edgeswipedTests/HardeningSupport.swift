@@ -40,9 +40,9 @@ enum Hardening {
 
     /// The demo's first swipe, scripted, for the device-removal fault: the swipe whole, then the same swipe again
     /// one second later, cut off in its middle (well past the hysteresis: a transition is running). The recording
-    /// ends there, so the replay removes its device while the second swipe drives a transition; with `--loop` the
-    /// device comes back (a replug) and the first swipe runs again. A frame-less `SYN_REPORT` 1.5 s before the
-    /// first touch starts each loop, so that the replugged device's first touch lands after the cancelled
+    /// ends there, so the replay removes its device while the second swipe drives a transition; played again
+    /// `--in-turn`, the device comes back (a replug) and the first swipe runs again. A frame-less `SYN_REPORT` 1.5 s
+    /// before the first touch starts each play, so that the replugged device's first touch lands after the cancelled
     /// transition has run back, instead of catching it.
     static func recordingEndingMidSwipe(in dir: URL) throws -> URL {
         let description = DemoRecording.device

@@ -30,9 +30,11 @@ struct HardeningTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let recording = try Hardening.recordingEndingMidSwipe(in: dir)
         let config = try DaemonProcess.writeConfig(Self.alternatingLeft, in: dir)
+        // The recording played twice in turn: its device is removed where it ends, mid-swipe, and a second later
+        // plugged in again (a new device, with the next id), for the second play.
         let daemon = try DaemonProcess(
             ["--socket", dir.appendingPathComponent("d.sock").path, "--config", config.path, "--replay", recording.path,
-             "--loop", "--speed", "2", "--wait-for-clients", "1"], directory: dir)
+             "--replay", recording.path, "--in-turn", "--speed", "2", "--wait-for-clients", "1"], directory: dir)
         try daemon.waitUntilListening()
         let client = try LineClient(path: daemon.socketPath)
         var removedSeen = false

@@ -63,6 +63,32 @@ struct PlotCommandTests {
         #expect(elements["finger"]?.count == 6)
     }
 
+    /// Issue 37: the titles were cut (`(top e…`) and each decision's label sat on its panel's curves.
+    @Test("each percent panel says in full what ran and what drove it, and its decision above the plot, clear of the curves")
+    func panelsAreReadable() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("demo.svg")
+        let r = try run(Paths.edgeswipectl, ["plot", Paths.demo.path, Paths.touchpadDemo.path, "--in-turn", "-o", out.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let elements = try #require(Self.classes(try Data(contentsOf: out)))
+        let titles = (elements["panel-title"] ?? []).compactMap { $0["#text"] }
+        #expect(titles.count == 9)
+        #expect(titles.allSatisfy { !$0.contains("…") }, "\(titles)")
+        #expect(titles.contains("#3 present in overlay: shell → notifications"), "\(titles)")
+        let decisions = elements["decision"] ?? []
+        let curves = elements["percent-curve"] ?? []
+        #expect(decisions.count == 9 && curves.count == 9)
+        #expect(decisions.last?["#text"] == "projected 28% < 50% → cancel", "\(decisions.map { $0["#text"] ?? "" })")
+        for (decision, curve) in zip(decisions, curves) {
+            // The curve's points, `x,y` pairs of its path: the label's baseline is above all of them.
+            let numbers = (curve["d"] ?? "").split { !"0123456789.-".contains($0) }.compactMap { Double($0) }
+            let top = stride(from: 1, to: numbers.count, by: 2).map { numbers[$0] }.min() ?? 0
+            let baseline = Double(decision["y"] ?? "") ?? .infinity
+            #expect(baseline < top - 4, "transition \(curve["data-transition"] ?? "?"): the label at y \(baseline), the curve from y \(top)")
+        }
+    }
+
     @Test("a blocked swipe is listed with its reason")
     func blocked() throws {
         let dir = try Paths.tempDirectory()
@@ -192,7 +218,16 @@ struct PlotCommandTests {
 
 private final class ClassCollector: NSObject, XMLParserDelegate {
     var byClass: [String: [[String: String]]] = [:]
+    /// The class element whose text is being read (its text goes in its `#text`).
+    private var open: (String, Int)?
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
-        if let c = attributes["class"] { byClass[c, default: []].append(attributes) }
+        guard let c = attributes["class"] else { return }
+        byClass[c, default: []].append(attributes)
+        open = (c, byClass[c, default: []].count - 1)
     }
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard let (c, i) = open else { return }
+        byClass[c]?[i]["#text", default: ""] += string
+    }
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) { open = nil }
 }

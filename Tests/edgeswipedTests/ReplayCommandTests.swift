@@ -42,6 +42,17 @@ struct ReplayCommandTests {
         #expect(a.stdout == b.stdout, "the same file gives the same bytes")
     }
 
+    @Test("--in-turn plays the demo's two halves one after the other: the touchscreen's six swipes, then the touchpad's three")
+    func demoInTurn() throws {
+        let r = try run(Paths.edgeswipectl, ["replay", Paths.demo.path, Paths.touchpadDemo.path, "--in-turn", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let messages = Self.messages(r.stdout)
+        #expect(Self.outcomes(messages) == ["completed", "completed", "completed", "completed", "cancelled", "completed", "completed", "completed", "cancelled"])
+        let began = messages.filter { $0["type"] as? String == "gesture" && $0["state"] as? String == "began" }
+            .map { g in (g["edge"] as? String) ?? "\(g["fingers"] ?? "?") fingers \(g["direction"] ?? "?")" }
+        #expect(began == ["left", "right", "top", "bottom", "left", "right", "3 fingers right", "3 fingers left", "3 fingers right"])
+    }
+
     @Test("the readable log tells the story")
     func demoReadable() throws {
         let r = try run(Paths.edgeswipectl, ["replay", Paths.demo.path])

@@ -11,6 +11,21 @@ struct SessionCommandTests {
         try edgeswipedTests.run(Paths.edgeswipeSession, arguments, environment: ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"].merging(environment) { $1 })
     }
 
+    /// The session running in the background with `HOME` at `dir`, its log in `dir/session.log`: the process, and
+    /// the log so far.
+    static func launch(_ arguments: [String], in dir: URL, environment: [String: String] = [:]) throws -> (Process, @Sendable () -> String) {
+        let log = dir.appendingPathComponent("session.log")
+        try Paths.emptyFile(log)
+        let process = Process()
+        process.executableURL = Paths.edgeswipeSession
+        process.arguments = arguments
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": dir.path].merging(environment) { $1 }
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return (process, { (try? String(contentsOf: log, encoding: .utf8)) ?? "" })
+    }
+
     @Test("--check-config: a good file's rules and what cannot run in this session (exit 0); a bad one's line and cause (exit 1)")
     func checkConfig() throws {
         let dir = try Paths.tempDirectory()
@@ -39,23 +54,14 @@ struct SessionCommandTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let rules = dir.appendingPathComponent("session.toml")
         try "[[rule]]\nedge = \"left\"\ncommand = [\"true\"]\n".write(to: rules, atomically: true, encoding: .utf8)
-        let log = dir.appendingPathComponent("session.log")
-        try Paths.emptyFile(log)
-        let process = Process()
-        process.executableURL = Paths.edgeswipeSession
         // No daemon at this socket: the session waits for it, and still reloads.
-        process.arguments = ["--config", rules.path, "--socket", dir.appendingPathComponent("none.sock").path]
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": dir.path]
-        process.standardError = try FileHandle(forWritingTo: log)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let (process, text) = try Self.launch(["--config", rules.path, "--socket", dir.appendingPathComponent("none.sock").path], in: dir)
         defer {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        func text() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
         #expect(waitUntil(timeout: 20) { text().contains("rules: 1 from \(rules.path)") }, "\(text())")
-        #expect(waitUntil(timeout: 20) { text().contains("following ") }, "\(text())")
+        #expect(waitUntil(timeout: 20) { text().contains("following the daemon at \(dir.appendingPathComponent("none.sock").path)") }, "\(text())")
         try "[[rule]]\nedge = \"left\"\ncommand = \"true\"\n".write(to: rules, atomically: true, encoding: .utf8)
         kill(process.processIdentifier, SIGHUP)
         #expect(waitUntil(timeout: 20) {
@@ -65,5 +71,32 @@ struct SessionCommandTests {
         kill(process.processIdentifier, SIGHUP)
         #expect(waitUntil(timeout: 20) { text().contains("reloaded: 2 rules from \(rules.path)") }, "\(text())")
         #expect(process.isRunning)
+    }
+
+    /// Issue 37: a session started before its daemon printed `following /run/edgeswipe/edgeswipe.sock` (the user
+    /// instance's socket did not exist yet) and never found the daemon that then came up at
+    /// `$XDG_RUNTIME_DIR/edgeswipe.sock`.
+    @Test("a session started before its daemon says once that it waits, at both paths, and follows the daemon where it comes up",
+          .enabled(if: !FileManager.default.fileExists(atPath: "/run/edgeswipe/edgeswipe.sock"), "a system daemon's socket is on this machine: the session would follow it"))
+    func startedBeforeItsDaemon() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let runtime = dir.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        let (process, text) = try Self.launch([], in: dir, environment: ["XDG_RUNTIME_DIR": runtime.path])
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        let user = runtime.appendingPathComponent("edgeswipe.sock").path
+        let waiting = "waiting for a daemon at \(user) or /run/edgeswipe/edgeswipe.sock"
+        #expect(waitUntil(timeout: 20) { text().contains(waiting) }, "\(text())")
+
+        let daemon = try DaemonProcess(["--socket", user, "--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir)
+        #expect(waitUntil(timeout: 20) { text().contains("daemon: connected to edgeswiped") }, "\(text())\n\(daemon.log)")
+        #expect(text().contains("at \(user)"), "\(text())")
+        #expect(text().components(separatedBy: "waiting for a daemon").count - 1 == 1, "said once: \(text())")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.log)")
     }
 }

@@ -24,6 +24,8 @@ enum Paths {
     static var sharedRecordings: URL { shared.appendingPathComponent("recordings") }
     static var haveShared: Bool { FileManager.default.fileExists(atPath: sharedRecordings.path) }
     static let demo = packageRoot.appendingPathComponent("demo/edgeswipe-demo.evemu")
+    /// The demo's 3-finger touchpad swipes, which the quick start plays after `demo`, `--in-turn`.
+    static let touchpadDemo = packageRoot.appendingPathComponent("demo/edgeswipe-touchpad-demo.evemu")
 
     /// Creates an empty file at `url` (or empties it), for a subprocess's output; throws when it cannot, rather than
     /// leaving the subprocess to fail on a file that is not there.

@@ -94,6 +94,9 @@ public final class Overlay: @unchecked Sendable {
                 model.apply(message, atUS: now)
             case .disconnected:
                 model.disconnected()
+            case .waiting:
+                // Nothing to draw: a disconnection before it has put the model at rest.
+                break
             }
         }
         connection.wakeUp()

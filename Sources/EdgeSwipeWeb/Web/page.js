@@ -1,7 +1,6 @@
 // The bridge's page: draws every container's scenes as cards from the stream, at the display's refresh rate.
 import { connect, EdgeSwipeState, scenesAt, animationPercent } from "/edgeswipe.js";
 
-const STAGE = { width: 320, height: 180 };
 const state = new EdgeSwipeState();
 const stages = new Map(); // container name -> {root, stage, cards: Map(scene -> element), dimming, kind}
 // For tests and for curious people: what was drawn last, per container.
@@ -58,10 +57,11 @@ function card(s, container, scene) {
 
 function place(el, g, offset = { x: 0, y: 0 }) {
   el.style.display = g.on_stage === false ? "none" : "flex";
-  el.style.left = `${(g.frame.x + offset.x) * STAGE.width}px`;
-  el.style.top = `${(g.frame.y + offset.y) * STAGE.height}px`;
-  el.style.width = `${g.frame.width * STAGE.width}px`;
-  el.style.height = `${g.frame.height * STAGE.height}px`;
+  // Fractions of the stage, which takes the width the window gives it.
+  el.style.left = `${(g.frame.x + offset.x) * 100}%`;
+  el.style.top = `${(g.frame.y + offset.y) * 100}%`;
+  el.style.width = `${g.frame.width * 100}%`;
+  el.style.height = `${g.frame.height * 100}%`;
   el.style.opacity = String(g.alpha ?? 1);
   el.style.zIndex = String(2 * (g.z_index ?? 0) + 2);
 }

@@ -16,7 +16,6 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 
-STAGE_W, STAGE_H = 320, 180
 failures = []
 
 
@@ -70,6 +69,7 @@ def main():
     p.add_argument("--workdir", required=True)
     p.add_argument("--curves", required=True)
     p.add_argument("--screenshot")
+    p.add_argument("--layout-shots", help="a folder for the page at each window size the layout is checked at")
     p.add_argument("--speed", default="0.5")
     a = p.parse_args()
     sock = os.path.join(a.workdir, "b.sock")
@@ -98,6 +98,28 @@ def main():
             fail(f"the token stayed in the address bar: {driver.current_url}")
         wait(lambda: driver.execute_script("return !!(window.edgeswipePage && window.edgeswipePage.state.hello)"), 30, "the page's hello")
         browser_ready = time.monotonic() - started
+
+        # The layout uses the window (issue 37: at 1280 x 657 the third stage was cut, at 1920 wide two thirds were
+        # empty): at each size every stage is whole in view, and the stages reach the side panels.
+        wait(lambda: driver.execute_script("return document.querySelectorAll('.stage').length") == 3, 10, "the three stages")
+        for width, height in ((1280, 657), (1920, 1080), (1200, 900)):
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+            time.sleep(0.1)  # a frame to lay out
+            layout = driver.execute_script("""
+                const r = (el) => { const b = el.getBoundingClientRect(); return {left: b.left, right: b.right, top: b.top, bottom: b.bottom, width: b.width}; };
+                return {inner: [innerWidth, innerHeight], stages: [...document.querySelectorAll('.stage')].map(r),
+                        aside: r(document.querySelector('aside'))};""")
+            stages = layout["stages"]
+            cut = [st for st in stages if st["bottom"] > layout["inner"][1] + 0.5 or st["right"] > layout["inner"][0] + 0.5]
+            if cut:
+                fail(f"at {width} x {height} a stage is cut by the window: {cut} (the window is {layout['inner']})")
+            empty = layout["aside"]["left"] - max(st["right"] for st in stages)
+            if empty > 40:
+                fail(f"at {width} x {height} {empty:.0f} px are left empty between the stages and the side panels")
+            if a.layout_shots:
+                driver.save_screenshot(os.path.join(a.layout_shots, f"page-{width}x{height}.png"))
+            print(f"layout {width} x {height}: stages {stages[0]['width']:.0f} px wide, {len({st['top'] for st in stages})} row(s)", flush=True)
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
         # The same specs, evaluated by edgeswipe.js in the browser and by AnimationInfo in Swift.
         cases = json.load(open(a.curves))
@@ -146,7 +168,8 @@ def main():
                 const out = [];
                 for (const [name, r] of Object.entries(window.edgeswipePage.rendered)) {
                   if (!r.transition || r.phase !== 'changed') continue;
-                  const stage = document.querySelector(`.stage[data-container="${name}"]`).getBoundingClientRect();
+                  const stageElement = document.querySelector(`.stage[data-container="${name}"]`);
+                  const stage = stageElement.getBoundingClientRect();
                   const rect = (scene) => {
                     const el = document.querySelector(`.card[data-container="${name}"][data-scene="${scene}"]`);
                     if (!el || getComputedStyle(el).display === 'none') return null;
@@ -154,6 +177,7 @@ def main():
                     return {x: b.left - stage.left - 1, y: b.top - stage.top - 1, width: b.width, height: b.height};
                   };
                   out.push({container: name, transition: r.transition, time_us: r.time_us, percent: r.percent,
+                            stageW: stageElement.clientWidth, stageH: stageElement.clientHeight,
                             message_percent: r.message_percent, from: r.from, to: r.to,
                             fromRect: rect(r.from.scene), toRect: rect(r.to.scene)});
                 }
@@ -168,7 +192,8 @@ def main():
                 g = ref[-1]["geometry"]
                 for side, rect in (("from", r["fromRect"]), ("to", r["toRect"])):
                     f = g[side]["frame"]
-                    want = {"x": f["x"] * STAGE_W, "y": f["y"] * STAGE_H, "width": f["width"] * STAGE_W, "height": f["height"] * STAGE_H}
+                    sw, sh = r["stageW"], r["stageH"]
+                    want = {"x": f["x"] * sw, "y": f["y"] * sh, "width": f["width"] * sw, "height": f["height"] * sh}
                     if rect is None:
                         fail(f"#{r['transition']} {side} card {g[side]['scene']} is not drawn")
                         continue
@@ -227,13 +252,14 @@ def main():
         wait(lambda: driver.execute_script("const c = window.edgeswipePage.state.containers.get('app'); return c && c.visible === 'home' && !window.edgeswipePage.state.transitionOf('app')"), 20, "the pop")
         time.sleep(0.1)  # one animation frame after the state arrived (rAF is at most 1/60 s)
         cards = driver.execute_script("""
-            const stage = document.querySelector('.stage[data-container="app"]').getBoundingClientRect();
+            const stageElement = document.querySelector('.stage[data-container="app"]');
+            const stage = stageElement.getBoundingClientRect();
             return [...document.querySelectorAll('.card[data-container="app"]')].map(el => {
               const b = el.getBoundingClientRect();
-              return {scene: el.dataset.scene, shown: getComputedStyle(el).display !== 'none', x: b.left - stage.left - 1, y: b.top - stage.top - 1, width: b.width};
+              return {scene: el.dataset.scene, shown: getComputedStyle(el).display !== 'none', x: b.left - stage.left - 1, y: b.top - stage.top - 1, width: b.width, stageW: stageElement.clientWidth};
             });""")
         shown = [c for c in cards if c["shown"]]
-        if [c["scene"] for c in shown] != ["home"] or abs(shown[0]["x"]) > 1 or abs(shown[0]["width"] - STAGE_W) > 1:
+        if [c["scene"] for c in shown] != ["home"] or abs(shown[0]["x"]) > 1 or abs(shown[0]["width"] - shown[0]["stageW"]) > 1:
             fail(f"after the pop the app stage shows {shown}, not home alone at full size")
         pops = driver.execute_script("return window.edgeswipePage.state.lifecycle.filter(e => e.container === 'app').map(e => e.scene + ' ' + e.event)")
         if pops[-4:] != ["home will-appear", "details will-disappear", "home did-appear", "details did-disappear"] and sorted(pops[-4:]) != sorted(["home will-appear", "details will-disappear", "home did-appear", "details did-disappear"]):
