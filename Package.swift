@@ -57,7 +57,8 @@ let package = Package(
 
         // The process's contact with the system: the one monotonic clock, and every POSIX call swift-system lacks
         // (Unix socket addresses and calls, peer credentials, fsync and the *at calls, inotify, ppoll, threads,
-        // wake-up pipes, the heap), each wrapped once. Everything above the core that touches the system uses it.
+        // wake-up pipes, the heap), each wrapped once. Everything above the vocabulary that touches the system uses
+        // it, on the daemon's side and the clients' alike.
         .target(
             name: "EdgeSwipeSystem",
             dependencies: ["EdgeSwipeVocabulary", "CSystemCalls", .product(name: "SystemPackage", package: "swift-system")],
