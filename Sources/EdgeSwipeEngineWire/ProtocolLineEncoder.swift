@@ -40,7 +40,9 @@ public struct ProtocolLineEncoder: Sendable {
     }
 
     private mutating func flush(into out: inout [UInt8]) {
-        for i in 0..<batch.count where filter.admits(batch.messages[i]) {
+        // The batch's list read once: from outside the protocol module, each read of `messages` is a call.
+        let messages = batch.messages
+        for i in messages.indices where filter.admits(messages[i]) {
             batch.appendLine(i, seq: nextSeq, to: &out)
             nextSeq += 1
         }

@@ -27,20 +27,15 @@ public enum DeliveryRole: Hashable, Sendable {
     }
 }
 
-extension DeliveryRole {
-    /// A `transition` message's role, from its phase and `progress`: a terminal phase is kept apart, a progress-only
-    /// step coalesces (a run-out frame is also thinned by `tick_hz`), the step that starts a run-out carries its spec.
-    public init(_ m: TransitionMessage) {
-        let id = TransitionID(m.id)
-        if m.phase.isTerminal {
-            self = .terminal(id)
-        } else if m.progress {
-            self = m.phase.isRunningOut ? .runOutFrame(id) : .progress(.transition(id))
-        } else if m.phase.isRunningOut {
-            self = .runOutStart(id)
-        } else {
-            self = .essential
-        }
+extension TransitionMessage {
+    /// Its delivery role, from its phase and `progress`: a terminal phase is kept apart, a progress-only step
+    /// coalesces (a run-out frame is also thinned by `tick_hz`), the step that starts a run-out carries its spec.
+    public var deliveryRole: DeliveryRole {
+        let id = TransitionID(self.id)
+        if phase.isTerminal { return .terminal(id) }
+        if progress { return phase.isRunningOut ? .runOutFrame(id) : .progress(.transition(id)) }
+        if phase.isRunningOut { return .runOutStart(id) }
+        return .essential
     }
 }
 
@@ -112,8 +107,8 @@ public struct EncodedBatch: Sendable {
         append(&m, role: m.progress ? .progress(.gesture(DeviceID(m.device))) : .essential)
     }
 
-    /// Appends a `transition`, with the role its phase and `progress` give it (``DeliveryRole/init(_:)``).
-    public mutating func append(_ m: inout TransitionMessage) { append(&m, role: DeliveryRole(m)) }
+    /// Appends a `transition`, with the role its phase and `progress` give it (``TransitionMessage/deliveryRole``).
+    public mutating func append(_ m: inout TransitionMessage) { append(&m, role: m.deliveryRole) }
     /// Appends a `lifecycle`; essential, as every message below.
     public mutating func append(_ m: inout LifecycleMessage) { append(&m, role: .essential) }
     /// Appends a `presentation`.

@@ -10,7 +10,7 @@ public struct Vector2: Hashable, Sendable, Codable, WireObject {
 
     init() {}
 
-    public init(x: Double, y: Double) {
+    @inlinable public init(x: Double, y: Double) {
         self.x = x
         self.y = y
     }
@@ -28,7 +28,7 @@ public struct SizeMM: Hashable, Sendable, Codable, WireObject {
 
     init() {}
 
-    public init(width: Double, height: Double) {
+    @inlinable public init(width: Double, height: Double) {
         self.width = width
         self.height = height
     }
@@ -62,7 +62,7 @@ public struct DeviceInfo: Hashable, Sendable, Codable, WireObject {
     public var calibration = [1.0, 0, 0, 0, 1, 0]
 
     /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
-    public init() {}
+    @inlinable public init() {}
 
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("id", &id)
@@ -85,7 +85,7 @@ public struct PresentationInfo: Hashable, Sendable, Codable, WireObject {
     public var frame = NormalizedRect.full
 
     /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
-    public init() {}
+    @inlinable public init() {}
 
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("scene", &scene)
@@ -114,7 +114,7 @@ public struct ContainerInfo: Hashable, Sendable, Codable, WireObject {
     public var active: Int?
 
     /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
-    public init() {}
+    @inlinable public init() {}
 
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("name", &name)
@@ -139,7 +139,7 @@ public struct RunningInfo: Hashable, Sendable, Codable, WireObject {
     public var percent = 0.0
 
     /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
-    public init() {}
+    @inlinable public init() {}
 
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("id", &id)
@@ -156,7 +156,7 @@ public struct StateInfo: Hashable, Sendable, Codable, WireObject {
     public var running: [RunningInfo] = []
 
     /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
-    public init() {}
+    @inlinable public init() {}
 
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("containers", &containers)
@@ -196,7 +196,7 @@ public struct HelloMessage: Hashable, Sendable, Codable, WireMessage {
     public var state = StateInfo()
 
     /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
-    public init() {}
+    @inlinable public init() {}
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("protocol", &protocolVersion)
@@ -247,7 +247,7 @@ public struct GestureMessage: Hashable, Sendable, Codable, WireMessage {
     public var reason: String?
 
     /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
-    public init() {}
+    @inlinable public init() {}
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("kind", &kind)
@@ -372,7 +372,7 @@ public struct SceneGeometryInfo: Hashable, Sendable, Codable, WireObject {
 
     init() {}
 
-    public init(scene: String, frame: NormalizedRect, alpha: Double, zIndex: Int, onStage: Bool) {
+    @inlinable public init(scene: String, frame: NormalizedRect, alpha: Double, zIndex: Int, onStage: Bool) {
         self.scene = scene
         self.frame = frame
         self.alpha = alpha
@@ -398,7 +398,7 @@ public struct GeometryInfo: Hashable, Sendable, Codable, WireObject {
 
     init() {}
 
-    public init(from: SceneGeometryInfo, to: SceneGeometryInfo, dimmingAlpha: Double?) {
+    @inlinable public init(from: SceneGeometryInfo, to: SceneGeometryInfo, dimmingAlpha: Double?) {
         self.from = from
         self.to = to
         self.dimmingAlpha = dimmingAlpha
@@ -423,7 +423,7 @@ public struct ReleaseInfo: Hashable, Sendable, Codable, WireObject {
 
     init() {}
 
-    public init(projectedPercent: Double, threshold: Double) {
+    @inlinable public init(projectedPercent: Double, threshold: Double) {
         self.projectedPercent = projectedPercent
         self.threshold = threshold
     }
@@ -470,7 +470,7 @@ public struct TransitionMessage: Hashable, Sendable, Codable, WireMessage {
     public var release: ReleaseInfo?
 
     /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
-    public init() {}
+    @inlinable public init() {}
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("id", &id)
@@ -506,7 +506,7 @@ public struct LifecycleMessage: Hashable, Sendable, Codable, WireMessage {
     public var event = LifecycleKind.willAppear
 
     /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
-    public init() {}
+    @inlinable public init() {}
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("transition", &transition)
@@ -536,7 +536,7 @@ public struct PresentationMessage: Hashable, Sendable, Codable, WireMessage {
     public var frame = NormalizedRect.full
 
     /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
-    public init() {}
+    @inlinable public init() {}
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("transition", &transition)
@@ -569,7 +569,7 @@ public struct InteractionMessage: Hashable, Sendable, Codable, WireMessage {
     public var release: ReleaseInfo?
 
     /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
-    public init() {}
+    @inlinable public init() {}
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("transition", &transition)
@@ -591,7 +591,7 @@ public struct StateMessage: Hashable, Sendable, Codable, WireMessage {
     public var running: [RunningInfo] = []
 
     /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
-    public init() {}
+    @inlinable public init() {}
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("containers", &containers)
@@ -608,7 +608,7 @@ public struct DeviceMessage: Hashable, Sendable, Codable, WireMessage {
     public var device = DeviceInfo()
 
     /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
-    public init() {}
+    @inlinable public init() {}
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("change", &change)
@@ -684,7 +684,7 @@ public struct ReplyPayload: Hashable, Sendable, Codable, WireObject {
     public var pending: [UInt32]?
 
     /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
-    public init() {}
+    @inlinable public init() {}
 
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("protocol", &protocolVersion)
