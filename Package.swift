@@ -37,19 +37,31 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
-        // Pure Swift, no I/O, no C, no clock: units, touch model, recognizers, transitions, the engine.
+        // The words the wire and the engine share, below both: units and instants, device and transition ids, edges,
+        // swipe directions, device kinds and rotations, gesture and transition phases, presentation styles and frames,
+        // the run-out's curves (as a client interpolates them), the limits on names and state, the version. Clients
+        // (the protocol and everything over it) speak it without linking the engine.
+        .target(
+            name: "EdgeSwipeVocabulary",
+            dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: strictSwift6
+        ),
+
+        // Pure Swift, no I/O, no C, no clock: touch model, recognizers, transitions, the engine (in the vocabulary's
+        // words, which it re-exports).
         .target(
             name: "EdgeSwipeCore",
-            dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+            dependencies: ["EdgeSwipeVocabulary", .product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: strictSwift6
         ),
 
         // The process's contact with the system: the one monotonic clock, and every POSIX call swift-system lacks
         // (Unix socket addresses and calls, peer credentials, fsync and the *at calls, inotify, ppoll, threads,
-        // wake-up pipes, the heap), each wrapped once. Everything above the core that touches the system uses it.
+        // wake-up pipes, the heap), each wrapped once. Everything above the vocabulary that touches the system uses
+        // it, on the daemon's side and the clients' alike.
         .target(
             name: "EdgeSwipeSystem",
-            dependencies: ["EdgeSwipeCore", "CSystemCalls", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["EdgeSwipeVocabulary", "CSystemCalls", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6
         ),
         // glibc's GNU extensions that Swift's Glibc module leaves out (ppoll, accept4, malloc_trim, ...); only
@@ -93,7 +105,7 @@ let package = Package(
         // edgeswipe-session's D-Bus effects call the session bus; and the service manager's calls (sd_notify,
         // sd_listen_fds, sd_watchdog_enabled) the daemon makes.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        .target(name: "EdgeSwipeBus", dependencies: ["EdgeSwipeCore", "CSystemd"], swiftSettings: strictSwift6),
+        .target(name: "EdgeSwipeBus", dependencies: ["EdgeSwipeVocabulary", "CSystemd"], swiftSettings: strictSwift6),
 
         // The seat: who sits at it (logind's active session and its user), sleep, and iio-sensor-proxy's
         // accelerometer. It feeds the server's access policy and the rotation; it has nothing to do with touches.
@@ -105,18 +117,26 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
+        // Configuration files: our own TOML 1.0.0 reader (`TOMLReader`, `TOMLValue`), the file read as every one is
+        // (`ConfigFile`: a regular file of UTF-8, at most 1 MiB), the typed, range-checked reading of a table (`Section`)
+        // and the error that names file:line (`ConfigError`). The daemon's configuration and the session's rules both
+        // read their files through it; neither links the other.
         .target(
-            name: "EdgeSwipeConfig",
-            dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeSystem", .product(name: "SystemPackage", package: "swift-system"),
-            ],
+            name: "EdgeSwipeTOML",
+            dependencies: ["EdgeSwipeVocabulary", "EdgeSwipeSystem", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6
         ),
-        .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
+        // The daemon's configuration (`config.toml`): its settings, read through EdgeSwipeTOML.
+        .target(name: "EdgeSwipeConfig", dependencies: ["EdgeSwipeCore", "EdgeSwipeTOML"], swiftSettings: strictSwift6),
+        // The wire format, in the vocabulary's words and without the engine, so that clients never link it.
+        .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeVocabulary"], swiftSettings: strictSwift6),
+        // The daemon's side of the wire: engine events and state as the protocol's messages (the server, the daemon,
+        // `edgeswipectl replay` and `plot`, and the bench encode with it).
+        .target(name: "EdgeSwipeEngineWire", dependencies: ["EdgeSwipeCore", "EdgeSwipeProtocol"], swiftSettings: strictSwift6),
         .target(
             name: "EdgeSwipeServer",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeSystem",
+                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeEngineWire", "EdgeSwipeSystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -128,7 +148,7 @@ let package = Package(
         .target(
             name: "EdgeSwipeClient",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeProtocol",
+                "EdgeSwipeProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -139,7 +159,7 @@ let package = Package(
             name: "edgeswiped",
             dependencies: [
                 "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeSeat", "EdgeSwipeBus", "EdgeSwipeConfig",
-                "EdgeSwipeProtocol", "EdgeSwipeServer", "EdgeSwipeSystem",
+                "EdgeSwipeProtocol", "EdgeSwipeEngineWire", "EdgeSwipeServer", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -155,7 +175,8 @@ let package = Package(
         .executableTarget(
             name: "edgeswipectl",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipePlot", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
+                "EdgeSwipeCore", "EdgeSwipePlot", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeConfig", "EdgeSwipeProtocol",
+                "EdgeSwipeEngineWire", "EdgeSwipeClient", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -163,14 +184,14 @@ let package = Package(
         ),
 
         // `edgeswipectl plot`: what a replay decided, drawn as one SVG (a small writer of our own, no dependency).
-        .target(name: "EdgeSwipePlot", dependencies: ["EdgeSwipeCore", "EdgeSwipeProtocol"], swiftSettings: strictSwift6),
+        .target(name: "EdgeSwipePlot", dependencies: ["EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeEngineWire"], swiftSettings: strictSwift6),
 
         // The web bridge: one daemon client fanned out to browser tabs over HTTP and WebSocket. Its own executable,
         // so that the daemon and the CLI never link an HTTP server. The page and `edgeswipe.js` are embedded.
         .target(
             name: "EdgeSwipeWeb",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
+                "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -190,7 +211,7 @@ let package = Package(
         .executableTarget(
             name: "edgeswipe-web",
             dependencies: [
-                "EdgeSwipeWeb", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem",
+                "EdgeSwipeWeb", "EdgeSwipeClient", "EdgeSwipeVocabulary", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -198,25 +219,38 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
-        // The user's desktop: libwayland-client, xkbcommon and the glue `wayland-scanner` generates at build time from
-        // our own protocol XML (protocols/*.xml, through the WaylandScanner plugin). Only EdgeSwipeSession imports it.
+        // The user's Wayland: libwayland-client and the glue `wayland-scanner` generates at build time from our own
+        // protocol XML (protocols/*.xml, through the WaylandScanner plugin). Only EdgeSwipeSession imports it.
         .plugin(name: "WaylandScanner", capability: .buildTool()),
         .target(
             name: "CWayland",
-            linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("xkbcommon")],
+            linkerSettings: [.linkedLibrary("wayland-client")],
             plugins: ["WaylandScanner"]
         ),
+        // xkbcommon, which needs no display: keysym names for the key-chord grammar (EdgeSwipeSessionModel) and the
+        // keymap the virtual keyboard sends chords through (EdgeSwipeSession's Keys/).
+        .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
 
         // cairo, with which the session's overlay draws its frames into wl_shm buffers; only EdgeSwipeSession imports it.
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
 
-        // The session client (`edgeswipe-session`): the user's rules (session.toml), matched against the daemon's
-        // stream, and the effects they fire (compositor IPC, keys through the virtual keyboard, D-Bus, commands).
+        // The session client's model, testable without a display: the user's rules (session.toml) and their parser,
+        // effects as values, the key-chord grammar, `RuleMatcher` (the daemon's stream to the rules that fire), the
+        // overlay's settings and model (the stream to frames).
+        .target(
+            name: "EdgeSwipeSessionModel",
+            dependencies: ["EdgeSwipeVocabulary", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeTOML", "CXKBCommon"],
+            swiftSettings: strictSwift6
+        ),
+        // The session client's desktop (`edgeswipe-session`), a folder per role: Compositor/ (sway/i3, Hyprland, niri
+        // IPC), Keys/ (the virtual keyboard and its keymap), Bus/ (KWin and GNOME Shell over D-Bus), Commands/,
+        // Wayland/ (the connection), Overlay/ (the painter and the layer-shell surfaces), and Session.swift, which
+        // composes them over the model. Only it imports CWayland, CCairo and EdgeSwipeBus.
         .target(
             name: "EdgeSwipeSession",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem", "EdgeSwipeBus", "CWayland",
-                "CCairo",
+                "EdgeSwipeSessionModel", "EdgeSwipeVocabulary", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeTOML", "EdgeSwipeSystem",
+                "EdgeSwipeBus", "CWayland", "CCairo", "CXKBCommon",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -228,12 +262,13 @@ let package = Package(
         .executableTarget(
             name: "edgeswipe-session",
             dependencies: [
-                "EdgeSwipeSession", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem",
+                "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeClient", "EdgeSwipeTOML", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -243,14 +278,14 @@ let package = Package(
         // Benchmarks/ (a package of its own) builds them from the same folders, through links.
         .target(
             name: "EdgeSwipeBenchSupport",
-            dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeProtocol"],
+            dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeProtocol", "EdgeSwipeEngineWire"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(
             name: "edgeswipe-bench",
             dependencies: [
                 "EdgeSwipeBenchSupport", "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipePlot",
-                "EdgeSwipeProtocol", "EdgeSwipeServer",
+                "EdgeSwipeProtocol", "EdgeSwipeEngineWire", "EdgeSwipeServer",
                 "EdgeSwipeSystem", "edgeswiped",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -263,7 +298,8 @@ let package = Package(
         // Helpers several test targets share (temporary directories, waiting on a condition, the state machines'
         // table runner, a stream for drawing clients, a logger read back); no product.
         .target(
-            name: "EdgeSwipeTestSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeProtocol", .product(name: "Logging", package: "swift-log")], path: "Tests/TestSupport",
+            name: "EdgeSwipeTestSupport", dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeProtocol", "EdgeSwipeEngineWire",
+                .product(name: "Logging", package: "swift-log")], path: "Tests/TestSupport",
             swiftSettings: strictSwift6),
         // Evdev events written as data and small modelled devices, for the input and the recordings tests.
         .target(
@@ -288,28 +324,36 @@ let package = Package(
         .testTarget(
             name: "EdgeSwipeRecordingsTests",
             dependencies: [
-                "EdgeSwipeRecordings", "EdgeSwipeInput", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport", "EdgeSwipeInputTestSupport",
+                "EdgeSwipeRecordings", "EdgeSwipeInput", "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport",
+                "EdgeSwipeInputTestSupport",
             ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeSeatTests",
-            dependencies: ["EdgeSwipeSeat", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "EdgeSwipeSeat", "EdgeSwipeBus", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift6),
         // TOMLKit (toml++) is the test oracle our own TOML reader is compared with; the daemon does not link it.
         .testTarget(
-            name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig", "EdgeSwipeCore", .product(name: "TOMLKit", package: "TOMLKit")],
+            name: "EdgeSwipeTOMLTests", dependencies: ["EdgeSwipeTOML", .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "EdgeSwipeConfigTests", dependencies: ["EdgeSwipeConfig", "EdgeSwipeTOML", "EdgeSwipeCore"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeSystemTests", dependencies: ["EdgeSwipeSystem", "EdgeSwipeCore", "EdgeSwipeTestSupport", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6
         ),
         .testTarget(
-            name: "EdgeSwipeProtocolTests", dependencies: ["EdgeSwipeProtocol", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript"],
+            name: "EdgeSwipeProtocolTests",
+            dependencies: ["EdgeSwipeProtocol", "EdgeSwipeEngineWire", "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeFingerScript"],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeServerTests",
             dependencies: [
-                "EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeSystem", "EdgeSwipeFingerScript",
+                "EdgeSwipeServer", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeEngineWire", "EdgeSwipeSystem",
+                "EdgeSwipeFingerScript",
                 "EdgeSwipeTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -331,11 +375,18 @@ let package = Package(
             ],
             swiftSettings: strictSwift6),
         .testTarget(
+            name: "EdgeSwipeSessionModelTests",
+            dependencies: [
+                "EdgeSwipeSessionModel", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeTOML", "EdgeSwipeTestSupport",
+            ],
+            swiftSettings: strictSwift6),
+        .testTarget(
             name: "EdgeSwipeSessionTests",
             dependencies: [
-                "EdgeSwipeSession", "EdgeSwipeProtocol", "EdgeSwipeCore", "EdgeSwipeConfig", "EdgeSwipeSystem", "EdgeSwipeBus", "EdgeSwipeTestSupport",
+                "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeProtocol", "EdgeSwipeSystem", "EdgeSwipeBus", "EdgeSwipeTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6),

@@ -30,13 +30,18 @@ let package = Package(
     ],
     targets: [
         .target(
-            name: "EdgeSwipeCore",
+            name: "EdgeSwipeVocabulary",
             dependencies: [.product(name: "RealModule", package: "swift-numerics")],
             swiftSettings: strictSwift6
         ),
         .target(
+            name: "EdgeSwipeCore",
+            dependencies: ["EdgeSwipeVocabulary", .product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: strictSwift6
+        ),
+        .target(
             name: "EdgeSwipeSystem",
-            dependencies: ["EdgeSwipeCore", "CSystemCalls", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["EdgeSwipeVocabulary", "CSystemCalls", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift6
         ),
         .systemLibrary(name: "CSystemCalls"),
@@ -64,10 +69,14 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
-        .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
+        .target(name: "EdgeSwipeProtocol", dependencies: ["EdgeSwipeVocabulary"], swiftSettings: strictSwift6),
+        .target(name: "EdgeSwipeEngineWire", dependencies: ["EdgeSwipeCore", "EdgeSwipeProtocol"], swiftSettings: strictSwift6),
         .target(
             name: "EdgeSwipeBenchSupport",
-            dependencies: ["EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeProtocol"],
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeProtocol",
+                "EdgeSwipeEngineWire",
+            ],
             swiftSettings: strictSwift6
         ),
         .executableTarget(

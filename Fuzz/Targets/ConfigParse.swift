@@ -1,11 +1,12 @@
 // libFuzzer target: the TOML configuration parser (our TOML reader, the settings). Our reader must agree with
-// TOMLKit's toml++ (Tests/EdgeSwipeConfigTests/TOMLKitOracle.swift, compiled in): what one reads the other reads
+// TOMLKit's toml++ (Tests/EdgeSwipeTOMLTests/TOMLKitOracle.swift, compiled in): what one reads the other reads
 // to the same tree, what one refuses the other refuses (toml++ is not asked about text it would abort on). What
 // parses must render back (`--check-config` prints the effective configuration) to text that parses to the same
 // settings; an error must name the file. `config-play` drives an engine with what parses.
 import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeTOML
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {

@@ -7,7 +7,6 @@
 // - every line that is not a request gets an error that names its line and encodes to a valid JSON object, which
 //   the client's reader (`ServerMessage(line:)`) reads back as that error;
 // - the client's reader takes every line too, as if a server had sent it: an error or a message, never a crash.
-import EdgeSwipeCore
 import EdgeSwipeProtocol
 
 private func frames(_ bytes: UnsafeRawBufferPointer, cap: Int, chunk: Int) -> [LineFramer.Frame] {

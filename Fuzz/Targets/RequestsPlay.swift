@@ -19,6 +19,7 @@
 // - the state stays within StateLimits, the snapshot is the engine's state, the remembered rotations are at most
 //   `maxRememberedRotations`, and the engine's devices are the rotation stage's, with the same rotations.
 import EdgeSwipeCore
+import EdgeSwipeEngineWire
 import EdgeSwipeFingerScript
 import EdgeSwipeInput
 import EdgeSwipeRecordings

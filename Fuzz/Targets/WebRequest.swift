@@ -11,7 +11,6 @@
 //   send, on a `--control` bridge), never anything else, and a read-only bridge accepts nothing;
 // - the answers the bridge builds for it (the `bridge-reply` with any transition id, and the daemon's refusal
 //   with any code and message) are JSON objects that carry the op, the id and the message back unchanged.
-import EdgeSwipeCore
 import EdgeSwipeProtocol
 
 /// The codes a refusal the bridge makes itself may carry: the protocol decoder's, and the bridge's two.

@@ -1,7 +1,8 @@
 public import EdgeSwipeCore
+public import EdgeSwipeEngineWire
 import EdgeSwipeFingerScript
 public import EdgeSwipeInput
-public import EdgeSwipeProtocol
+import EdgeSwipeProtocol
 import Glibc
 
 /// The daemon's per-event work for one device, without I/O: evdev events are decoded into touch frames, the

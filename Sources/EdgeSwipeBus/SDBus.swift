@@ -1,5 +1,5 @@
 import CSystemd
-public import EdgeSwipeCore
+public import EdgeSwipeVocabulary
 
 #if canImport(Glibc)
 import Glibc

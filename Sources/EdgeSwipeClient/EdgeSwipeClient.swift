@@ -1,4 +1,3 @@
-public import EdgeSwipeCore
 public import EdgeSwipeProtocol
 import NIOConcurrencyHelpers
 public import NIOCore

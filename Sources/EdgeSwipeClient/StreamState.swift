@@ -1,4 +1,3 @@
-public import EdgeSwipeCore
 public import EdgeSwipeProtocol
 
 /// The stream's state for a Swift client that draws what the daemon decides: the counterpart, line for line, of
@@ -25,7 +24,7 @@ public struct StreamState: Sendable {
         public var swipeFingers: Int?
         public var presentationStyle: PresentationStyle?
         public var device: UInt32?
-        public var phase: PercentDrivenInteractiveTransition.Phase
+        public var phase: TransitionPhase
         public var percent: Double
         public var velocity: Double
         public var geometry: GeometryInfo
@@ -50,7 +49,7 @@ public struct StreamState: Sendable {
     /// Both scenes of a transition at one instant (`scenesAt`'s result).
     public struct Scenes: Hashable, Sendable {
         public var percent: Double
-        public var phase: PercentDrivenInteractiveTransition.Phase
+        public var phase: TransitionPhase
         public var from: SceneGeometryInfo
         public var to: SceneGeometryInfo
         public var dimmingAlpha: Double?

@@ -1,4 +1,5 @@
 import EdgeSwipeCore
+import EdgeSwipeTOML
 
 extension EdgeSwipeSettings {
     /// The effective configuration as TOML: every key with the value in force, defaults included. Parsing the

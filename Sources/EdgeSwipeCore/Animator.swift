@@ -1,10 +1,3 @@
-/// Identifies one transition from its start to its terminal event; never reused by an engine.
-public struct TransitionID: Hashable, Comparable, Sendable, Codable {
-    public var rawValue: UInt64
-    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
-    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
-}
-
 /// Where one scene is, at one percent of a transition.
 public struct SceneGeometry: Hashable, Sendable, Codable {
     public var scene: String
@@ -28,15 +21,8 @@ public struct TransitionGeometry: Hashable, Sendable, Codable {
 /// containers; the plan says which scenes move, and the motion (the finger's, or the plan's own for a request)
 /// which way.
 public struct Animator: Hashable, Sendable, Codable {
-    public enum Style: String, Hashable, Sendable, Codable, CaseIterable {
-        /// Both scenes move together (navigation, tabs, custom containers); in a modal container only the
-        /// presented scene moves, over its presenter.
-        case slide
-        /// The incoming scene slides over the outgoing one, which stays put (the reverse uncovers it).
-        case cover
-        /// A cross-dissolve.
-        case fade
-    }
+    /// The motion (`AnimatorStyle`, which clients are told in the configuration summary).
+    public typealias Style = AnimatorStyle
 
     public var style: Style
     /// `transitionDuration`: the full run of a non-interactive transition.

@@ -1,35 +1,3 @@
-/// How a presented scene sits over its presenter (`UIModalPresentationStyle`).
-public enum PresentationStyle: String, Hashable, Sendable, Codable, CaseIterable {
-    /// The presenter leaves the stage when the presentation ends and comes back for the dismissal.
-    case fullScreen = "full-screen"
-    /// The presenter stays on stage under the presented scene (a card over a dimming layer); a custom
-    /// dismissal must not add it again.
-    case custom
-}
-
-/// A rectangle in the container's unit square: (0,0) is top-left, (1,1) bottom-right.
-public struct NormalizedRect: Hashable, Sendable, Codable {
-    public var x, y, width, height: Double
-    public init(x: Double, y: Double, width: Double, height: Double) {
-        (self.x, self.y, self.width, self.height) = (x, y, width, height)
-    }
-    public static let full = NormalizedRect(x: 0, y: 0, width: 1, height: 1)
-    /// The default custom presentation: a card over the bottom two thirds.
-    public static let bottomCard = NormalizedRect(x: 0, y: 1.0 / 3.0, width: 1, height: 2.0 / 3.0)
-
-    public func offsetBy(dx: Double, dy: Double) -> NormalizedRect {
-        NormalizedRect(x: x + dx, y: y + dy, width: width, height: height)
-    }
-    /// Linear interpolation that lands exactly on `a` at 0 and `b` at 1, so resting frames compare equal.
-    public static func interpolate(_ a: NormalizedRect, _ b: NormalizedRect, _ t: Double) -> NormalizedRect {
-        if t <= 0 { return a }
-        if t >= 1 { return b }
-        return NormalizedRect(
-            x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t,
-            width: a.width + (b.width - a.width) * t, height: a.height + (b.height - a.height) * t)
-    }
-}
-
 /// One presented scene in a modal container.
 public struct Presentation: Hashable, Sendable, Codable {
     public var scene: String
@@ -145,11 +113,6 @@ public enum TransitionRefusal: Error, Hashable, Sendable, CustomStringConvertibl
         case .invalid(let c, let reason): "container '\(c)': \(reason)"
         }
     }
-}
-
-/// Which way the scenes move: forward for push, present and a higher tab, reverse for their mirrors.
-public enum TransitionDirection: String, Hashable, Sendable, Codable {
-    case forward, reverse
 }
 
 /// A transition resolved against a container's state, before anything has changed.

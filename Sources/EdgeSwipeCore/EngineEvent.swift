@@ -1,15 +1,9 @@
 /// A device came, changed (its rotation or output) or went.
 public struct DeviceEvent: Hashable, Sendable {
-    public enum Change: String, Hashable, Sendable, Codable { case added, changed, removed }
+    public typealias Change = DeviceChange
     public var time: MonotonicInstant
     public var change: Change
     public var device: TouchDevice
-}
-
-/// The states of a screen-edge-pan gesture that clients are told about (UIKit's `UIGestureRecognizer.State`
-/// without `possible`).
-public enum GestureState: String, Hashable, Sendable, Codable, CaseIterable {
-    case began, changed, ended, cancelled, failed
 }
 
 /// Why a gesture that began moves nothing.
@@ -147,13 +141,8 @@ public struct StateSnapshot: Hashable, Sendable {
 /// `dismissalTransitionDidEnd(_:)`. They bracket the transition's appearance callbacks: will-begin follows the
 /// transition's `began`, did-end precedes its terminal event.
 public struct PresentationEvent: Hashable, Sendable {
-    public enum Kind: String, Hashable, Sendable, Codable, CaseIterable {
-        case presentation, dismissal
-    }
-    public enum Phase: String, Hashable, Sendable, Codable, CaseIterable {
-        case willBegin = "will-begin"
-        case didEnd = "did-end"
-    }
+    public typealias Kind = PresentationKind
+    public typealias Phase = PresentationPhase
     public var time: MonotonicInstant
     public var transition: TransitionID
     public var container: String
@@ -172,9 +161,7 @@ public struct PresentationEvent: Hashable, Sendable {
 /// The transition coordinator's `notifyWhenInteractionChanges`: the finger let go and the run-out starts toward
 /// the end or back (`ended`), or a touch caught the run-out and drives the transition again (`began`).
 public struct InteractionEvent: Hashable, Sendable {
-    public enum Phase: String, Hashable, Sendable, Codable, CaseIterable {
-        case began, ended
-    }
+    public typealias Phase = InteractionPhase
     public var time: MonotonicInstant
     public var transition: TransitionID
     public var container: String

@@ -1,11 +1,3 @@
-/// The appearance callbacks of a scene (`viewWillAppear` and friends).
-public enum LifecycleKind: String, Hashable, Sendable, Codable {
-    case willAppear = "will-appear"
-    case didAppear = "did-appear"
-    case willDisappear = "will-disappear"
-    case didDisappear = "did-disappear"
-}
-
 /// One appearance callback, in the order CONCEPTS.md §4 gives.
 public struct LifecycleStep: Hashable, Sendable {
     public var scene: String

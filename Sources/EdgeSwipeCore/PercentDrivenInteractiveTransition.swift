@@ -8,14 +8,11 @@
 /// A finger drives `update`; `finish` or `cancel` hand the percent to a run-out that starts at the release
 /// velocity; `caught` takes it back (iOS 10's interruptible transitions); `tick` reports the run-out's progress
 /// and `run-out-ended` ends it exactly at 1 or 0.
-public struct PercentDrivenInteractiveTransition: StateMachine, Sendable {
-    /// The phases a transition goes through, as clients see them; `completed` and `cancelled` are terminal.
-    public enum Phase: String, MachineName, Codable {
-        case began, changed, finishing, cancelling, completed, cancelled
+extension TransitionPhase: MachineName {}
 
-        public var isTerminal: Bool { self == .completed || self == .cancelled }
-        public var isRunningOut: Bool { self == .finishing || self == .cancelling }
-    }
+public struct PercentDrivenInteractiveTransition: StateMachine, Sendable {
+    /// The phases a transition goes through, as clients see them (``TransitionPhase``): the machine's states.
+    public typealias Phase = TransitionPhase
 
     /// A run-out in flight: the animation, and where it was when last reported.
     public struct RunOut: Hashable, Sendable {

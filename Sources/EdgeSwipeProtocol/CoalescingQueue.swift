@@ -1,5 +1,3 @@
-import EdgeSwipeCore
-
 /// A message waiting in a ``CoalescingQueue``: what it costs against the byte bound, and which earlier message it
 /// supersedes (`nil`: none; it is never dropped).
 public protocol CoalescingElement {

@@ -1,5 +1,3 @@
-import EdgeSwipeCore
-
 /// A parsed JSON value, for reading requests (and received lines, the state file and the benchmark's report; a
 /// tree built in code is written by ``JSONWriter/value(_:pretty:)``).
 ///

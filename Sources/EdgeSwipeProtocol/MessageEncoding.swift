@@ -1,5 +1,3 @@
-public import EdgeSwipeCore
-
 /// Which earlier undelivered message a progress-only message supersedes: the latest wins per transition, and
 /// per device for gestures.
 public enum CoalescingKey: Hashable, Sendable {
@@ -29,6 +27,18 @@ public enum DeliveryRole: Hashable, Sendable {
     }
 }
 
+extension TransitionMessage {
+    /// Its delivery role, from its phase and `progress`: a terminal phase is kept apart, a progress-only step
+    /// coalesces (a run-out frame is also thinned by `tick_hz`), the step that starts a run-out carries its spec.
+    public var deliveryRole: DeliveryRole {
+        let id = TransitionID(self.id)
+        if phase.isTerminal { return .terminal(id) }
+        if progress { return phase.isRunningOut ? .runOutFrame(id) : .progress(.transition(id)) }
+        if phase.isRunningOut { return .runOutStart(id) }
+        return .essential
+    }
+}
+
 /// One encoded message in an ``EncodedBatch``: its line is `type.linePrefix`, then the connection's `seq`,
 /// then the bytes of `tail` (which start with `,"time_us":` and end with `}\n`).
 public struct EncodedMessage: Hashable, Sendable {
@@ -39,21 +49,6 @@ public struct EncodedMessage: Hashable, Sendable {
 
     /// The length of the line with a `seq` of up to 20 digits: an upper bound for buffer sizing.
     public var maxLineByteCount: Int { type.linePrefix.utf8CodeUnitCount + 20 + tail.count }
-}
-
-/// What a `reply` carries, by op.
-public enum ReplyResult: Hashable, Sendable {
-    /// `{}` (ping).
-    case empty
-    /// The subscription now in force.
-    case subscribed(Subscription)
-    /// Protocol and server version, devices, configuration and state.
-    case status(ServerSnapshot)
-    case devices([TouchDevice])
-    /// A control request started this transition.
-    case transition(TransitionID)
-    /// `set-rotation`: the devices turned now, and those with a finger down that turn when it lifts.
-    case rotation(applied: [DeviceID], pending: [DeviceID])
 }
 
 /// Messages encoded once, to be sent to any number of connections with their own `seq`.
@@ -102,47 +97,28 @@ public struct EncodedBatch: Sendable {
         try w.withBytes { try body(UnsafeRawBufferPointer(rebasing: $0[messages[index].tail])) }
     }
 
-    // MARK: Engine events
+    // MARK: Messages
 
-    /// Appends the message for `event`; returns `false` for trace events, which are not sent.
-    @discardableResult
-    public mutating func append(_ event: EngineEvent) -> Bool {
-        // Each message is built in place and written from there: a transition is a few hundred bytes, worth not
-        // copying again.
-        switch event {
-        case .gesture(let e):
-            var m = GestureMessage(e)
-            append(&m, role: e.state == .changed ? .progress(.gesture(e.device)) : .essential)
-        case .transition(let e):
-            var m = TransitionMessage(e)
-            append(&m, role: Self.role(of: e))
-        case .lifecycle(let e):
-            var m = LifecycleMessage(e)
-            append(&m)
-        case .presentation(let e):
-            var m = PresentationMessage(e)
-            append(&m)
-        case .interaction(let e):
-            var m = InteractionMessage(e)
-            append(&m)
-        case .state(let s):
-            var m = StateMessage(s)
-            append(&m)
-        case .device(let e):
-            var m = DeviceMessage(e)
-            append(&m)
-        case .trace:
-            return false
-        }
-        return true
+    // Each message is written from where its builder made it (`inout`): a transition is a few hundred bytes, worth
+    // not copying again. Its delivery role comes from its own fields, as a client would read them.
+
+    /// Appends a `gesture`: a `changed` update (`progress`) may be coalesced per device.
+    public mutating func append(_ m: inout GestureMessage) {
+        append(&m, role: m.progress ? .progress(.gesture(DeviceID(m.device))) : .essential)
     }
 
-    private static func role(of e: TransitionEvent) -> DeliveryRole {
-        if e.phase.isTerminal { return .terminal(e.id) }
-        if e.isProgress { return e.phase.isRunningOut ? .runOutFrame(e.id) : .progress(.transition(e.id)) }
-        if e.phase.isRunningOut { return .runOutStart(e.id) }
-        return .essential
-    }
+    /// Appends a `transition`, with the role its phase and `progress` give it (``TransitionMessage/deliveryRole``).
+    public mutating func append(_ m: inout TransitionMessage) { append(&m, role: m.deliveryRole) }
+    /// Appends a `lifecycle`; essential, as every message below.
+    public mutating func append(_ m: inout LifecycleMessage) { append(&m, role: .essential) }
+    /// Appends a `presentation`.
+    public mutating func append(_ m: inout PresentationMessage) { append(&m, role: .essential) }
+    /// Appends an `interaction`.
+    public mutating func append(_ m: inout InteractionMessage) { append(&m, role: .essential) }
+    /// Appends a `state`.
+    public mutating func append(_ m: inout StateMessage) { append(&m, role: .essential) }
+    /// Appends a `device`.
+    public mutating func append(_ m: inout DeviceMessage) { append(&m, role: .essential) }
 
     /// Appends `m`'s tail: every field after `seq`, as its description lists them.
     private mutating func append<M: WireMessage>(_ m: inout M, role: DeliveryRole = .essential) {
@@ -155,17 +131,12 @@ public struct EncodedBatch: Sendable {
 
     // MARK: Server messages
 
-    /// The first message of every connection.
-    public mutating func appendHello(
-        _ s: ServerSnapshot, access: AccessInfo, maxLineBytes: Int = WireProtocol.maxLineBytes, time: MonotonicInstant
-    ) {
-        var m = HelloMessage(s, access: access, maxLineBytes: maxLineBytes, time: time)
-        append(&m)
-    }
+    /// Appends the first message of every connection.
+    public mutating func append(_ m: inout HelloMessage) { append(&m, role: .essential) }
 
     /// Appends a `reply` to the request `id` (with `op`).
-    public mutating func appendReply(id: RequestID?, op: String, result: ReplyResult, time: MonotonicInstant) {
-        var m = ReplyMessage(timeUS: time.microseconds, id: id, op: op, result: ReplyPayload(result))
+    public mutating func appendReply(id: RequestID?, op: String, payload: ReplyPayload, time: MonotonicInstant) {
+        var m = ReplyMessage(timeUS: time.microseconds, id: id, op: op, result: payload)
         append(&m)
     }
 

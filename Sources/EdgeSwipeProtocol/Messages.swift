@@ -1,9 +1,7 @@
-public import EdgeSwipeCore
-
 // The server's messages, each described once by its `wire(_:)` (or `body(_:)`) method: the server writes them with
 // that description (MessageEncoding.swift), clients read them with it (MessageDecoding.swift), and their `Codable`
-// conformance follows it too (Wire.swift). Property defaults are only the placeholders a reader fills in: a field
-// missing from a line is an error.
+// conformance follows it too (Wire.swift). Property defaults are only the placeholders a reader fills in (a field
+// missing from a line is an error) and the daemon's side sets from the engine's values (EdgeSwipeEngineWire).
 
 /// An `{x, y}` pair: normalized coordinates, millimetres or millimetres per second, as the field name says.
 public struct Vector2: Hashable, Sendable, Codable, WireObject {
@@ -12,7 +10,7 @@ public struct Vector2: Hashable, Sendable, Codable, WireObject {
 
     init() {}
 
-    public init(x: Double, y: Double) {
+    @inlinable public init(x: Double, y: Double) {
         self.x = x
         self.y = y
     }
@@ -30,7 +28,7 @@ public struct SizeMM: Hashable, Sendable, Codable, WireObject {
 
     init() {}
 
-    public init(width: Double, height: Double) {
+    @inlinable public init(width: Double, height: Double) {
         self.width = width
         self.height = height
     }
@@ -61,7 +59,10 @@ public struct DeviceInfo: Hashable, Sendable, Codable, WireObject {
     /// The output (monitor) the device drives (udev's `WL_OUTPUT` or the configuration's); absent when unknown.
     public var output: String?
     /// The calibration matrix in effect, before the rotation: `[a, b, c, d, e, f]` (identity when none is set).
-    public var calibration = CalibrationMatrix.identity.values
+    public var calibration = [1.0, 0, 0, 0, 1, 0]
+
+    /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
+    @inlinable public init() {}
 
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("id", &id)
@@ -77,39 +78,19 @@ public struct DeviceInfo: Hashable, Sendable, Codable, WireObject {
     }
 }
 
-extension DeviceInfo {
-    public init(_ d: TouchDevice) {
-        id = d.id.rawValue
-        name = d.name
-        kind = d.kind
-        path = d.path
-        sizeMM = SizeMM(width: d.size.width.value, height: d.size.height.value)
-        sizeKnown = d.hasPhysicalSize
-        rotation = d.rotation.rawValue
-        autoRotation = d.followsAccelerometer
-        output = d.output
-        calibration = (d.calibration ?? .identity).values
-    }
-}
-
 /// One presented scene of a modal container.
 public struct PresentationInfo: Hashable, Sendable, Codable, WireObject {
     public var scene = ""
     public var style = PresentationStyle.fullScreen
     public var frame = NormalizedRect.full
 
+    /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
+    @inlinable public init() {}
+
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("scene", &scene)
         try c.field("style", &style)
         try c.field("frame", &frame)
-    }
-}
-
-extension PresentationInfo {
-    public init(_ p: Presentation) {
-        scene = p.scene
-        style = p.style
-        frame = p.frame
     }
 }
 
@@ -132,6 +113,9 @@ public struct ContainerInfo: Hashable, Sendable, Codable, WireObject {
     public var children: [String]?
     public var active: Int?
 
+    /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
+    @inlinable public init() {}
+
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("name", &name)
         try c.field("kind", &kind)
@@ -146,45 +130,16 @@ public struct ContainerInfo: Hashable, Sendable, Codable, WireObject {
     }
 }
 
-extension ContainerInfo {
-    public init(_ container: Container) {
-        name = container.name
-        kind = container.content.kind
-        visible = container.content.visibleScene
-        switch container.content {
-        case .navigation(let stack):
-            self.stack = stack
-        case .tabs(let tabs, let selected):
-            self.tabs = tabs
-            self.selected = selected
-        case .modal(let base, let presented):
-            self.base = base
-            self.presented = presented.map(PresentationInfo.init)
-        case .custom(let children, let active):
-            self.children = children
-            self.active = active
-        }
-    }
-
-    /// The core's view of the same state; `nil` when a field of the kind is missing or the kind is unknown.
-    public var content: ContainerContent? {
-        switch kind {
-        case "navigation": stack.map { .navigation(stack: $0) }
-        case "tabs": tabs.flatMap { t in selected.map { .tabs(tabs: t, selected: $0) } }
-        case "modal": base.flatMap { b in presented.map { .modal(base: b, presented: $0.map { Presentation(scene: $0.scene, style: $0.style, frame: $0.frame) }) } }
-        case "custom": children.flatMap { c in active.map { .custom(children: c, active: $0) } }
-        default: nil
-        }
-    }
-}
-
 /// A running transition in a snapshot.
 public struct RunningInfo: Hashable, Sendable, Codable, WireObject {
     public var id: UInt64 = 0
     public var container = ""
     public var operation = ""
-    public var phase = PercentDrivenInteractiveTransition.Phase.began
+    public var phase = TransitionPhase.began
     public var percent = 0.0
+
+    /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
+    @inlinable public init() {}
 
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("id", &id)
@@ -195,31 +150,17 @@ public struct RunningInfo: Hashable, Sendable, Codable, WireObject {
     }
 }
 
-extension RunningInfo {
-    public init(_ r: RunningTransitionSummary) {
-        id = r.id.rawValue
-        container = r.container
-        operation = r.operation
-        phase = r.phase
-        percent = r.percent.value
-    }
-}
-
 /// Containers and running transitions: the body of `state`, and `state` inside `hello` and `status`.
 public struct StateInfo: Hashable, Sendable, Codable, WireObject {
     public var containers: [ContainerInfo] = []
     public var running: [RunningInfo] = []
 
+    /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
+    @inlinable public init() {}
+
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("containers", &containers)
         try c.field("running", &running)
-    }
-}
-
-extension StateInfo {
-    public init(containers: [Container], running: [RunningTransitionSummary]) {
-        self.containers = containers.map(ContainerInfo.init)
-        self.running = running.map(RunningInfo.init)
     }
 }
 
@@ -254,6 +195,9 @@ public struct HelloMessage: Hashable, Sendable, Codable, WireMessage {
     public var config = ConfigSummary()
     public var state = StateInfo()
 
+    /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
+    @inlinable public init() {}
+
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("protocol", &protocolVersion)
         try c.field("server", &server)
@@ -262,19 +206,6 @@ public struct HelloMessage: Hashable, Sendable, Codable, WireMessage {
         try c.field("devices", &devices)
         try c.field("config", &config)
         try c.field("state", &state)
-    }
-}
-
-extension HelloMessage {
-    /// The hello for `snapshot`, as a connection with `access` is greeted.
-    public init(_ snapshot: ServerSnapshot, access: AccessInfo, maxLineBytes: Int = WireProtocol.maxLineBytes, time: MonotonicInstant) {
-        timeUS = time.microseconds
-        server = snapshot.serverVersion
-        self.maxLineBytes = maxLineBytes
-        self.access = access
-        devices = snapshot.devices.map(DeviceInfo.init)
-        config = snapshot.config
-        state = StateInfo(containers: snapshot.containers, running: snapshot.running)
     }
 }
 
@@ -315,6 +246,9 @@ public struct GestureMessage: Hashable, Sendable, Codable, WireMessage {
     /// On `failed`: why (`not-inward`, `edge-scroll`, `lifted`, …), kept as a string for the same reason.
     public var reason: String?
 
+    /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
+    @inlinable public init() {}
+
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("kind", &kind)
         try c.field("edge", &edge)
@@ -343,29 +277,6 @@ public struct GestureMessage: Hashable, Sendable, Codable, WireMessage {
 
     /// ``kind``, an older server's absent one read as `edge`.
     public var gestureKind: String { kind ?? GestureKind.edge.rawValue }
-}
-
-extension GestureMessage {
-    public init(_ e: GestureEvent) {
-        timeUS = e.time.microseconds
-        kind = e.kind.rawValue
-        edge = e.edge
-        direction = e.trigger.direction
-        state = e.state
-        device = e.device.rawValue
-        deviceKind = e.deviceKind
-        fingers = e.fingers
-        location = Vector2(x: e.location.x, y: e.location.y)
-        translationMM = Vector2(x: e.translation.x, y: e.translation.y)
-        velocityMMPerS = Vector2(x: e.velocity.x, y: e.velocity.y)
-        progress = e.state == .changed
-        transition = e.transition?.rawValue
-        blocked = e.blocked?.rawValue
-        overscroll = e.overscroll?.value
-        overscrollMM = e.overscrollMM?.value
-        animation = e.animation.map(AnimationInfo.init)
-        reason = e.failureReason
-    }
 }
 
 /// Cubic Bézier control points, as CSS `cubic-bezier(x1, y1, x2, y2)`.
@@ -461,7 +372,7 @@ public struct SceneGeometryInfo: Hashable, Sendable, Codable, WireObject {
 
     init() {}
 
-    public init(scene: String, frame: NormalizedRect, alpha: Double, zIndex: Int, onStage: Bool) {
+    @inlinable public init(scene: String, frame: NormalizedRect, alpha: Double, zIndex: Int, onStage: Bool) {
         self.scene = scene
         self.frame = frame
         self.alpha = alpha
@@ -478,16 +389,6 @@ public struct SceneGeometryInfo: Hashable, Sendable, Codable, WireObject {
     }
 }
 
-extension SceneGeometryInfo {
-    public init(_ g: SceneGeometry) {
-        scene = g.scene
-        frame = g.frame
-        alpha = g.alpha
-        zIndex = g.zIndex
-        onStage = g.onStage
-    }
-}
-
 /// Both scenes of a transition at one percent.
 public struct GeometryInfo: Hashable, Sendable, Codable, WireObject {
     public var from = SceneGeometryInfo()
@@ -497,7 +398,7 @@ public struct GeometryInfo: Hashable, Sendable, Codable, WireObject {
 
     init() {}
 
-    public init(from: SceneGeometryInfo, to: SceneGeometryInfo, dimmingAlpha: Double?) {
+    @inlinable public init(from: SceneGeometryInfo, to: SceneGeometryInfo, dimmingAlpha: Double?) {
         self.from = from
         self.to = to
         self.dimmingAlpha = dimmingAlpha
@@ -507,14 +408,6 @@ public struct GeometryInfo: Hashable, Sendable, Codable, WireObject {
         try c.field("from", &from)
         try c.field("to", &to)
         try c.field("dimming_alpha", &dimmingAlpha)
-    }
-}
-
-extension GeometryInfo {
-    public init(_ g: TransitionGeometry) {
-        from = SceneGeometryInfo(g.from)
-        to = SceneGeometryInfo(g.to)
-        dimmingAlpha = g.dimmingAlpha
     }
 }
 
@@ -530,7 +423,7 @@ public struct ReleaseInfo: Hashable, Sendable, Codable, WireObject {
 
     init() {}
 
-    public init(projectedPercent: Double, threshold: Double) {
+    @inlinable public init(projectedPercent: Double, threshold: Double) {
         self.projectedPercent = projectedPercent
         self.threshold = threshold
     }
@@ -541,13 +434,6 @@ public struct ReleaseInfo: Hashable, Sendable, Codable, WireObject {
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("projected_percent", &projectedPercent)
         try c.field("threshold", &threshold)
-    }
-}
-
-extension ReleaseInfo {
-    public init(_ j: ReleaseJudgement) {
-        projectedPercent = j.projected.value
-        threshold = j.threshold.value
     }
 }
 
@@ -562,7 +448,7 @@ public struct TransitionMessage: Hashable, Sendable, Codable, WireMessage {
     public var from = ""
     public var to = ""
     public var direction = TransitionDirection.forward
-    public var phase = PercentDrivenInteractiveTransition.Phase.began
+    public var phase = TransitionPhase.began
     /// 0...1.
     public var percent = 0.0
     /// Percent per second.
@@ -582,6 +468,9 @@ public struct TransitionMessage: Hashable, Sendable, Codable, WireMessage {
     public var geometry = GeometryInfo()
     /// On a finger-driven `changed`: what a release now would conclude.
     public var release: ReleaseInfo?
+
+    /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
+    @inlinable public init() {}
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("id", &id)
@@ -606,31 +495,6 @@ public struct TransitionMessage: Hashable, Sendable, Codable, WireMessage {
     }
 }
 
-extension TransitionMessage {
-    public init(_ e: TransitionEvent) {
-        timeUS = e.time.microseconds
-        id = e.id.rawValue
-        operation = e.operation.name
-        container = e.container
-        from = e.from
-        to = e.to
-        direction = e.direction
-        phase = e.phase
-        percent = e.percent.value
-        velocity = e.velocity.value
-        interactive = e.interactive
-        progress = e.isProgress
-        presentationStyle = e.presentationStyle
-        edge = e.edge
-        device = e.device?.rawValue
-        swipeDirection = e.swipe
-        swipeFingers = e.swipeFingers
-        animation = e.animation.map(AnimationInfo.init)
-        geometry = GeometryInfo(e.geometry)
-        release = e.release.map(ReleaseInfo.init)
-    }
-}
-
 /// An appearance callback of a scene (topic `lifecycle`).
 public struct LifecycleMessage: Hashable, Sendable, Codable, WireMessage {
     static let type = MessageType.lifecycle
@@ -641,21 +505,14 @@ public struct LifecycleMessage: Hashable, Sendable, Codable, WireMessage {
     public var scene = ""
     public var event = LifecycleKind.willAppear
 
+    /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
+    @inlinable public init() {}
+
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("transition", &transition)
         try c.field("container", &container)
         try c.field("scene", &scene)
         try c.field("event", &event)
-    }
-}
-
-extension LifecycleMessage {
-    public init(_ e: LifecycleEvent) {
-        timeUS = e.time.microseconds
-        transition = e.transition.rawValue
-        container = e.container
-        scene = e.scene
-        event = e.kind
     }
 }
 
@@ -667,9 +524,9 @@ public struct PresentationMessage: Hashable, Sendable, Codable, WireMessage {
     public var transition: UInt64 = 0
     public var container = ""
     /// `presentation` or `dismissal`.
-    public var kind = PresentationEvent.Kind.presentation
+    public var kind = PresentationKind.presentation
     /// `will-begin` or `did-end`.
-    public var phase = PresentationEvent.Phase.willBegin
+    public var phase = PresentationPhase.willBegin
     /// On `did-end`: whether the transition completed.
     public var completed: Bool?
     public var presented = ""
@@ -677,6 +534,9 @@ public struct PresentationMessage: Hashable, Sendable, Codable, WireMessage {
     public var style = PresentationStyle.fullScreen
     /// Where the presented scene rests.
     public var frame = NormalizedRect.full
+
+    /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
+    @inlinable public init() {}
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("transition", &transition)
@@ -691,21 +551,6 @@ public struct PresentationMessage: Hashable, Sendable, Codable, WireMessage {
     }
 }
 
-extension PresentationMessage {
-    public init(_ e: PresentationEvent) {
-        timeUS = e.time.microseconds
-        transition = e.transition.rawValue
-        container = e.container
-        kind = e.kind
-        phase = e.phase
-        completed = e.completed
-        presented = e.presented
-        presenting = e.presenting
-        style = e.style
-        frame = e.frame
-    }
-}
-
 /// The transition coordinator's interaction change (topic `transition`).
 public struct InteractionMessage: Hashable, Sendable, Codable, WireMessage {
     static let type = MessageType.interaction
@@ -714,7 +559,7 @@ public struct InteractionMessage: Hashable, Sendable, Codable, WireMessage {
     public var transition: UInt64 = 0
     public var container = ""
     /// `ended` (the finger let go) or `began` (a touch caught the run-out).
-    public var phase = InteractionEvent.Phase.began
+    public var phase = InteractionPhase.began
     /// On `ended`: whether the run-out goes back.
     public var cancelled: Bool?
     public var percent = 0.0
@@ -722,6 +567,9 @@ public struct InteractionMessage: Hashable, Sendable, Codable, WireMessage {
     public var velocity = 0.0
     /// On `ended`, when the release decision judged it (not for a cancelled touch): the projection that decided.
     public var release: ReleaseInfo?
+
+    /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
+    @inlinable public init() {}
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("transition", &transition)
@@ -734,19 +582,6 @@ public struct InteractionMessage: Hashable, Sendable, Codable, WireMessage {
     }
 }
 
-extension InteractionMessage {
-    public init(_ e: InteractionEvent) {
-        timeUS = e.time.microseconds
-        transition = e.transition.rawValue
-        container = e.container
-        phase = e.phase
-        cancelled = e.cancelled
-        percent = e.percent.value
-        velocity = e.velocity.value
-        release = e.decision.map(ReleaseInfo.init)
-    }
-}
-
 /// The containers' state after a transition ended (topic `state`).
 public struct StateMessage: Hashable, Sendable, Codable, WireMessage {
     static let type = MessageType.state
@@ -755,17 +590,12 @@ public struct StateMessage: Hashable, Sendable, Codable, WireMessage {
     public var containers: [ContainerInfo] = []
     public var running: [RunningInfo] = []
 
+    /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
+    @inlinable public init() {}
+
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("containers", &containers)
         try c.field("running", &running)
-    }
-}
-
-extension StateMessage {
-    public init(_ s: StateSnapshot) {
-        timeUS = s.time.microseconds
-        containers = s.containers.map(ContainerInfo.init)
-        running = s.running.map { RunningInfo(RunningTransitionSummary($0)) }
     }
 }
 
@@ -774,20 +604,15 @@ public struct DeviceMessage: Hashable, Sendable, Codable, WireMessage {
     static let type = MessageType.device
     public var seq: UInt64 = 0
     public var timeUS: UInt64 = 0
-    public var change = DeviceEvent.Change.added
+    public var change = DeviceChange.added
     public var device = DeviceInfo()
+
+    /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
+    @inlinable public init() {}
 
     mutating func body<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("change", &change)
         try c.inline(&device)
-    }
-}
-
-extension DeviceMessage {
-    public init(_ e: DeviceEvent) {
-        timeUS = e.time.microseconds
-        change = e.change
-        device = DeviceInfo(e.device)
     }
 }
 
@@ -858,6 +683,9 @@ public struct ReplyPayload: Hashable, Sendable, Codable, WireObject {
     public var applied: [UInt32]?
     public var pending: [UInt32]?
 
+    /// Every field at its placeholder, set field by field by a reader or by the daemon's side.
+    @inlinable public init() {}
+
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
         try c.field("protocol", &protocolVersion)
         try c.field("server", &server)
@@ -869,35 +697,6 @@ public struct ReplyPayload: Hashable, Sendable, Codable, WireObject {
         try c.field("transition", &transition)
         try c.field("applied", &applied)
         try c.field("pending", &pending)
-    }
-}
-
-extension ReplyPayload {
-    public init(_ result: ReplyResult) {
-        switch result {
-        case .empty:
-            break
-        case .subscribed(let s):
-            topics = s.topics.members
-            switch s.ticks {
-            case .every: tickHz = nil
-            case .none: tickHz = 0
-            case .hz(let hz): tickHz = hz
-            }
-        case .status(let s):
-            protocolVersion = WireProtocol.version
-            server = s.serverVersion
-            devices = s.devices.map(DeviceInfo.init)
-            config = s.config
-            state = StateInfo(containers: s.containers, running: s.running)
-        case .devices(let list):
-            devices = list.map(DeviceInfo.init)
-        case .transition(let id):
-            transition = id.rawValue
-        case .rotation(let turned, let waiting):
-            applied = turned.map(\.rawValue)
-            pending = waiting.map(\.rawValue)
-        }
     }
 }
 
@@ -1007,59 +806,31 @@ public enum ServerMessage: Hashable, Sendable, Codable {
     }
 
     /// The `type` field.
-    public var type: String {
-        switch self {
-        case .hello: MessageType.hello.rawValue
-        case .gesture: MessageType.gesture.rawValue
-        case .transition: MessageType.transition.rawValue
-        case .lifecycle: MessageType.lifecycle.rawValue
-        case .presentation: MessageType.presentation.rawValue
-        case .interaction: MessageType.interaction.rawValue
-        case .state: MessageType.state.rawValue
-        case .device: MessageType.device.rawValue
-        case .config: MessageType.config.rawValue
-        case .error: MessageType.error.rawValue
-        case .reply: MessageType.reply.rawValue
-        case .goodbye: MessageType.goodbye.rawValue
-        case .unknown(let m): m.type
-        }
-    }
+    public var type: String { common.type }
 
     /// The per-connection sequence number: 1 for `hello`, then gap-free.
-    public var seq: UInt64 {
-        switch self {
-        case .hello(let m): m.seq
-        case .gesture(let m): m.seq
-        case .transition(let m): m.seq
-        case .lifecycle(let m): m.seq
-        case .presentation(let m): m.seq
-        case .interaction(let m): m.seq
-        case .state(let m): m.seq
-        case .device(let m): m.seq
-        case .config(let m): m.seq
-        case .error(let m): m.seq
-        case .reply(let m): m.seq
-        case .goodbye(let m): m.seq
-        case .unknown(let m): m.seq
-        }
-    }
+    public var seq: UInt64 { common.seq }
 
     /// Monotonic time of the message, in microseconds.
-    public var timeUS: UInt64 {
+    public var timeUS: UInt64 { common.timeUS }
+
+    /// The fields every message has, from one switch over the kinds: an enum of structs has no stored field in
+    /// common, so each kind's message is asked for its own.
+    private var common: (type: String, seq: UInt64, timeUS: UInt64) {
         switch self {
-        case .hello(let m): m.timeUS
-        case .gesture(let m): m.timeUS
-        case .transition(let m): m.timeUS
-        case .lifecycle(let m): m.timeUS
-        case .presentation(let m): m.timeUS
-        case .interaction(let m): m.timeUS
-        case .state(let m): m.timeUS
-        case .device(let m): m.timeUS
-        case .config(let m): m.timeUS
-        case .error(let m): m.timeUS
-        case .reply(let m): m.timeUS
-        case .goodbye(let m): m.timeUS
-        case .unknown(let m): m.timeUS
+        case .hello(let m): m.common
+        case .gesture(let m): m.common
+        case .transition(let m): m.common
+        case .lifecycle(let m): m.common
+        case .presentation(let m): m.common
+        case .interaction(let m): m.common
+        case .state(let m): m.common
+        case .device(let m): m.common
+        case .config(let m): m.common
+        case .error(let m): m.common
+        case .reply(let m): m.common
+        case .goodbye(let m): m.common
+        case .unknown(let m): (m.type, m.seq, m.timeUS)
         }
     }
 

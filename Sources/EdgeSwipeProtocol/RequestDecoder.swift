@@ -1,5 +1,3 @@
-import EdgeSwipeCore
-
 /// A request read from a line, with the `id` to echo.
 public struct RequestEnvelope: Hashable, Sendable {
     public var id: RequestID?

@@ -1,5 +1,3 @@
-public import EdgeSwipeCore
-
 /// How many run-out frames (transition progress while it finishes or cancels) a connection wants.
 public enum TickRate: Hashable, Sendable {
     /// Every frame the engine ticks (the default).
@@ -62,31 +60,6 @@ public struct ControlRequest: Hashable, Sendable {
         case .dismiss: "dismiss"
         case .selectTab: "select-tab"
         case .show: "show"
-        }
-    }
-
-    /// The engine operation. A tab chosen by scene is looked up in the container's tabs, which is why the
-    /// current containers are needed.
-    public func operation(in containers: [Container]) throws(RequestError) -> TransitionOperation {
-        switch action {
-        case .push(let scene): return .push(scene: scene)
-        case .pop: return .pop
-        case .popToRoot: return .popToRoot
-        case .present(let scene, let style, let frame): return .present(scene: scene, style: style, frame: frame)
-        case .dismiss: return .dismiss
-        case .show(let child): return .show(child: child)
-        case .selectTab(.index(let index)): return .selectTab(index: index)
-        case .selectTab(.scene(let scene)):
-            guard let c = containers.first(where: { $0.name == container }) else {
-                throw RequestError(TransitionRefusal.unknownContainer(container))
-            }
-            guard case .tabs(let tabs, _) = c.content else {
-                throw RequestError(TransitionRefusal.wrongContainerKind(container: container, kind: c.content.kind, operation: op))
-            }
-            guard let index = tabs.firstIndex(of: scene) else {
-                throw RequestError(TransitionRefusal.unknownScene(container: container, scene: scene))
-            }
-            return .selectTab(index: index)
         }
     }
 }
@@ -258,14 +231,9 @@ public struct RequestError: Error, Hashable, Sendable, CustomStringConvertible {
         self.line = line
     }
 
-    /// An engine refusal (`busy`, `unknown-container`, ...), with the engine's own code and wording.
     /// A `set-rotation` that names no device: `unknown-device`, `unknown-output` or `no-device`.
     public init(code: String, rotationRefusal reason: String) {
         self.init(code: ErrorCode(code), reason: reason)
-    }
-
-    public init(_ refusal: TransitionRefusal) {
-        self.init(code: ErrorCode(refusal.code), reason: refusal.description)
     }
 
     /// The same error, placed at a request.

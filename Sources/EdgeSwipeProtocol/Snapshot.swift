@@ -1,5 +1,3 @@
-public import EdgeSwipeCore
-
 /// What a client is told about the configuration: enough to show which edge does what, not the whole file.
 public struct ConfigSummary: Hashable, Sendable, Codable, WireObject {
     /// Where the configuration came from: a file path, or `built-in`.
@@ -11,12 +9,16 @@ public struct ConfigSummary: Hashable, Sendable, Codable, WireObject {
     public var completionSpeed = 0.0
     /// The run-out frame rate the engine ticks at while something animates.
     public var tickHz = 0.0
+    /// The rubber band's limit (`[transition] rubber_band_limit`): the bound a blocked gesture's `overscroll` tends
+    /// to and never reaches, which a client measures the band it draws against. Absent with `overscroll = "none"`
+    /// (no gesture then carries an `overscroll`), and from servers older than it.
+    public var rubberBandLimit: Double?
 
     init() {}
 
     public init(
         source: String, containers: [String], bindings: [BindingSummary], animator: AnimatorSummary,
-        completionCurve: String, completionSpeed: Double, tickHz: Double
+        completionCurve: String, completionSpeed: Double, tickHz: Double, rubberBandLimit: Double? = nil
     ) {
         self.source = source
         self.containers = containers
@@ -25,6 +27,7 @@ public struct ConfigSummary: Hashable, Sendable, Codable, WireObject {
         self.completionCurve = completionCurve
         self.completionSpeed = completionSpeed
         self.tickHz = tickHz
+        self.rubberBandLimit = rubberBandLimit
     }
 
     mutating func wire<C: WireCoder>(_ c: inout C) throws(C.Failure) {
@@ -35,17 +38,7 @@ public struct ConfigSummary: Hashable, Sendable, Codable, WireObject {
         try c.field("completion_curve", &completionCurve)
         try c.field("completion_speed", &completionSpeed)
         try c.field("tick_hz", &tickHz)
-    }
-}
-
-extension ConfigSummary {
-    public init(configuration c: EngineConfiguration, source: String) {
-        self.init(
-            source: source, containers: c.containers.map(\.name),
-            bindings: c.bindings.map(BindingSummary.init),
-            animator: AnimatorSummary(c.animator), completionCurve: c.completionCurve.name,
-            completionSpeed: c.completionSpeed,
-            tickHz: c.tickInterval.value > 0 ? 1 / c.tickInterval.seconds : 0)
+        try c.field("rubber_band_limit", &rubberBandLimit)
     }
 }
 
@@ -87,11 +80,12 @@ public struct BindingSummary: Hashable, Sendable, Codable, WireObject {
     init() {}
 
     public init(
-        trigger: GestureTrigger, container: String, operation: String, deviceKinds: [DeviceKind], fingers: FingerRange
+        gesture: GestureKind, edge: Edge?, direction: SwipeDirection?, container: String, operation: String,
+        deviceKinds: [DeviceKind], fingers: FingerRange
     ) {
-        self.gesture = trigger.kind
-        self.edge = trigger.edge
-        self.direction = trigger.direction
+        self.gesture = gesture
+        self.edge = edge
+        self.direction = direction
         self.container = container
         self.operation = operation
         self.deviceKinds = deviceKinds
@@ -113,23 +107,15 @@ public struct BindingSummary: Hashable, Sendable, Codable, WireObject {
     }
 }
 
-extension BindingSummary {
-    public init(_ b: Binding) {
-        self.init(
-            trigger: b.trigger, container: b.container, operation: b.operation.name, deviceKinds: b.deviceKinds,
-            fingers: FingerRange(min: b.fingers.lowerBound, max: b.fingers.upperBound))
-    }
-}
-
 /// The default animator.
 public struct AnimatorSummary: Hashable, Sendable, Codable, WireObject {
-    public var style = Animator.Style.slide
+    public var style = AnimatorStyle.slide
     public var durationUS: Int64 = 0
     public var curve = ""
 
     init() {}
 
-    public init(style: Animator.Style, durationUS: Int64, curve: String) {
+    public init(style: AnimatorStyle, durationUS: Int64, curve: String) {
         self.style = style
         self.durationUS = durationUS
         self.curve = curve
@@ -139,70 +125,5 @@ public struct AnimatorSummary: Hashable, Sendable, Codable, WireObject {
         try c.field("style", &style)
         try c.field("duration_us", &durationUS)
         try c.field("curve", &curve)
-    }
-}
-
-extension AnimatorSummary {
-    public init(_ a: Animator) {
-        self.init(style: a.style, durationUS: a.duration.value, curve: a.curve.name)
-    }
-}
-
-/// A transition that is running, as a snapshot lists it.
-public struct RunningTransitionSummary: Hashable, Sendable {
-    public var id: TransitionID
-    public var container: String
-    /// The wire name of the operation (`push`, `select-tab`, ...).
-    public var operation: String
-    public var phase: PercentDrivenInteractiveTransition.Phase
-    public var percent: Percent
-
-    public init(id: TransitionID, container: String, operation: String, phase: PercentDrivenInteractiveTransition.Phase, percent: Percent) {
-        self.id = id
-        self.container = container
-        self.operation = operation
-        self.phase = phase
-        self.percent = percent
-    }
-}
-
-/// Everything a `hello` and a `status` reply describe: devices, configuration, containers and running
-/// transitions.
-///
-/// The server keeps one up to date by applying every event it publishes, so a client that connects gets a
-/// snapshot that is consistent with the first event it receives after it.
-public struct ServerSnapshot: Hashable, Sendable {
-    public var serverVersion: String
-    public var devices: [TouchDevice]
-    public var config: ConfigSummary
-    public var containers: [Container]
-    public var running: [RunningTransitionSummary]
-    /// The latest event time seen.
-    public var time: MonotonicInstant
-
-    public init(
-        serverVersion: String, devices: [TouchDevice], config: ConfigSummary, containers: [Container],
-        running: [RunningTransitionSummary] = [], time: MonotonicInstant = .zero
-    ) {
-        self.serverVersion = serverVersion
-        self.devices = devices
-        self.config = config
-        self.containers = containers
-        self.running = running
-        self.time = time
-    }
-
-    /// From the engine's own snapshot (`Engine.snapshot`, `Engine.knownDevices`).
-    public init(serverVersion: String, devices: [TouchDevice], config: ConfigSummary, state: StateSnapshot) {
-        self.init(
-            serverVersion: serverVersion, devices: devices, config: config, containers: state.containers,
-            running: state.running.map(RunningTransitionSummary.init), time: state.time)
-    }
-}
-
-extension RunningTransitionSummary {
-    /// A running transition as the engine's own snapshot lists it.
-    public init(_ r: StateSnapshot.RunningSummary) {
-        self.init(id: r.id, container: r.container, operation: r.operation.name, phase: r.phase, percent: r.percent)
     }
 }

@@ -1,5 +1,3 @@
-import EdgeSwipeCore
-
 /// Applies one connection's subscription: topic filtering, and thinning of run-out frames to its `tick_hz`.
 ///
 /// Frames are thinned per transition by their own `time_us`, so the result does not depend on when the server

@@ -10,7 +10,6 @@
 // Generic coders are specialized by the compiler, so the writer runs as fast as hand-written code: no
 // existentials, no allocation per message (docs/PERFORMANCE.md, "The wire format: which encoder").
 
-public import EdgeSwipeCore
 
 /// Visits a message's fields in wire order, reading or writing each.
 protocol WireCoder {
@@ -64,6 +63,9 @@ extension WireMessage {
         try c.field("time_us", &timeUS)
         try body(&c)
     }
+
+    /// The fields every message has: `type`, `seq` and `time_us` (``ServerMessage``'s accessors read them).
+    var common: (type: String, seq: UInt64, timeUS: UInt64) { (Self.type.rawValue, seq, timeUS) }
 }
 
 // MARK: - Writing
@@ -324,16 +326,16 @@ extension Edge: WireName {}
 extension SwipeDirection: WireName {}
 extension GestureKind: WireName {}
 extension GestureState: WireName {}
-extension PresentationEvent.Kind: WireName {}
-extension PresentationEvent.Phase: WireName {}
-extension InteractionEvent.Phase: WireName {}
+extension PresentationKind: WireName {}
+extension PresentationPhase: WireName {}
+extension InteractionPhase: WireName {}
 extension DeviceKind: WireName {}
-extension DeviceEvent.Change: WireName {}
-extension PercentDrivenInteractiveTransition.Phase: WireName {}
+extension DeviceChange: WireName {}
+extension TransitionPhase: WireName {}
 extension TransitionDirection: WireName {}
 extension PresentationStyle: WireName {}
 extension LifecycleKind: WireName {}
-extension Animator.Style: WireName {}
+extension AnimatorStyle: WireName {}
 extension Topic: WireName {}
 extension ConfigResult: WireName {}
 extension ErrorCode: WireName {}

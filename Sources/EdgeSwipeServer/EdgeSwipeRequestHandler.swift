@@ -1,3 +1,4 @@
+public import EdgeSwipeEngineWire
 public import EdgeSwipeProtocol
 
 /// What the daemon learns about a request besides the request itself.

@@ -1,4 +1,5 @@
 public import EdgeSwipeCore
+public import EdgeSwipeEngineWire
 public import EdgeSwipeProtocol
 import EdgeSwipeSystem
 import Glibc

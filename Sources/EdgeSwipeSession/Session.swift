@@ -1,5 +1,6 @@
 public import EdgeSwipeClient
 import EdgeSwipeProtocol
+public import EdgeSwipeSessionModel
 import EdgeSwipeSystem
 public import Logging
 public import NIOCore

@@ -1,4 +1,4 @@
-public import EdgeSwipeCore
+public import EdgeSwipeVocabulary
 import Glibc
 
 /// The process's one clock: `CLOCK_MONOTONIC`, the clock the kernel stamps evdev events with and libinput reports

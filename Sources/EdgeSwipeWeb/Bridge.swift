@@ -1,5 +1,4 @@
 public import EdgeSwipeClient
-import EdgeSwipeCore
 public import EdgeSwipeProtocol
 import EdgeSwipeSystem
 import Foundation

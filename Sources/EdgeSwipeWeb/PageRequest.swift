@@ -1,4 +1,3 @@
-import EdgeSwipeCore
 import EdgeSwipeProtocol
 
 /// What the bridge makes of one message from a page before the daemon is asked: the control request to forward,

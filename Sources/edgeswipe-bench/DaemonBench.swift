@@ -1,5 +1,6 @@
 import EdgeSwipeBenchSupport
 import EdgeSwipeCore
+import EdgeSwipeEngineWire
 import EdgeSwipeInput
 import EdgeSwipeRecordings
 import EdgeSwipeProtocol

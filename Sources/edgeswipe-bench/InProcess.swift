@@ -1,5 +1,6 @@
 import EdgeSwipeBenchSupport
 import EdgeSwipeCore
+import EdgeSwipeEngineWire
 import EdgeSwipeProtocol
 import EdgeSwipeInput
 import EdgeSwipeSystem

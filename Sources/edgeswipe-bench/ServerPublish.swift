@@ -1,6 +1,7 @@
 import Dispatch
 import EdgeSwipeBenchSupport
 import EdgeSwipeCore
+import EdgeSwipeEngineWire
 import EdgeSwipeInput
 import EdgeSwipeProtocol
 import EdgeSwipeServer

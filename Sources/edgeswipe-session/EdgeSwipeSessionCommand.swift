@@ -1,6 +1,7 @@
 import ArgumentParser
 import EdgeSwipeClient
-import EdgeSwipeConfig
+import EdgeSwipeSessionModel
+import EdgeSwipeTOML
 import EdgeSwipeSession
 import EdgeSwipeSystem
 import Glibc

@@ -1,6 +1,6 @@
 import ArgumentParser
 import EdgeSwipeClient
-import EdgeSwipeCore
+import EdgeSwipeVocabulary
 import EdgeSwipeSystem
 import EdgeSwipeWeb
 import Foundation

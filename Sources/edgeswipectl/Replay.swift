@@ -1,6 +1,7 @@
 import ArgumentParser
 import EdgeSwipeConfig
 import EdgeSwipeCore
+import EdgeSwipeEngineWire
 import EdgeSwipeInput
 import EdgeSwipeRecordings
 import EdgeSwipeProtocol

@@ -1,6 +1,7 @@
 import EdgeSwipeBus
 import EdgeSwipeConfig
 import EdgeSwipeCore
+import EdgeSwipeEngineWire
 import EdgeSwipeInput
 import EdgeSwipeRecordings
 import EdgeSwipeSeat

@@ -1,3 +1,4 @@
+import EdgeSwipeEngineWire
 import EdgeSwipeProtocol
 import EdgeSwipeServer
 import Synchronization

@@ -215,7 +215,7 @@ struct WaitingForTheDaemonTests {
 
         // Other files coming and going where the socket will be: each wakes the client for an attempt, and none
         // is said again.
-        for i in 0..<3 { FileManager.default.createFile(atPath: dir.file("user/other-\(i)"), contents: nil) }
+        for i in 0..<3 { _ = FileManager.default.createFile(atPath: dir.file("user/other-\(i)"), contents: nil) }
 
         let path = place == .system ? system : user
         if place == .system { try FileManager.default.createDirectory(atPath: dir.file("run/edgeswipe"), withIntermediateDirectories: true) }

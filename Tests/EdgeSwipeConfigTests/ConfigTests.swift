@@ -2,6 +2,7 @@ import EdgeSwipeCore
 import Foundation
 import Testing
 @testable import EdgeSwipeConfig
+import EdgeSwipeTOML
 
 @Suite("Configuration")
 struct ConfigTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import EdgeSwipeConfig
+import EdgeSwipeTOML
 
 /// Inputs `scripts/fuzz config` found, kept in Fuzz/Regressions/config. Each one crashed the process when TOMLKit
 /// read the configuration: toml++ asserts (abort) on a table header that does not start with a key, and TOMLKit

@@ -1,4 +1,5 @@
 import EdgeSwipeCore
+import EdgeSwipeEngineWire
 import EdgeSwipeProtocol
 import Foundation
 import Testing

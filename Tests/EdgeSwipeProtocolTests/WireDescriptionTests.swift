@@ -1,5 +1,6 @@
 import EdgeSwipeCore
 @testable import EdgeSwipeProtocol
+import EdgeSwipeEngineWire
 import Foundation
 import Testing
 

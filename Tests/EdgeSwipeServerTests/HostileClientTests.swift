@@ -1,4 +1,5 @@
 import EdgeSwipeCore
+import EdgeSwipeEngineWire
 import EdgeSwipeProtocol
 @testable import EdgeSwipeServer
 import EdgeSwipeTestSupport

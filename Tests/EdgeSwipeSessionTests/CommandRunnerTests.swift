@@ -1,3 +1,4 @@
+import EdgeSwipeSessionModel
 import EdgeSwipeSystem
 import EdgeSwipeTestSupport
 import Foundation

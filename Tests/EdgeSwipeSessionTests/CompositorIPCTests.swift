@@ -1,5 +1,5 @@
-import EdgeSwipeCore
 import EdgeSwipeProtocol
+import EdgeSwipeSessionModel
 import EdgeSwipeTestSupport
 import Foundation
 import NIOConcurrencyHelpers

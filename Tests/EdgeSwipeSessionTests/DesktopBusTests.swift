@@ -1,4 +1,5 @@
 import EdgeSwipeBus
+import EdgeSwipeSessionModel
 import EdgeSwipeTestSupport
 import Foundation
 import NIOPosix

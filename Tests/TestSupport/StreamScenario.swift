@@ -1,5 +1,6 @@
 public import EdgeSwipeCore
 import EdgeSwipeFingerScript
+import EdgeSwipeEngineWire
 import EdgeSwipeProtocol
 
 /// A stream as the daemon writes it (its `hello`, then every line), from the real engine and encoder driven by

@@ -9,22 +9,138 @@ struct PackageLayoutTests {
     func benchmarkLinks() throws {
         let root = Paths.packageRoot
         let manifest = try String(contentsOf: root.appendingPathComponent("Benchmarks/Package.swift"), encoding: .utf8)
-        let pattern = try NSRegularExpression(pattern: #"\.(?:target|systemLibrary)\(\s*name:\s*"([^"]+)""#)
-        let declared = pattern.matches(in: manifest, range: NSRange(manifest.startIndex..., in: manifest)).compactMap {
-            Range($0.range(at: 1), in: manifest).map { String(manifest[$0]) }
-        }
+        let declared = try Manifest(manifest).targets.map(\.name)
         #expect(Set(declared) == [
-            "CInput", "CYAML", "CSystemCalls", "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeSystem", "EdgeSwipeInput",
-            "EdgeSwipeRecordings", "EdgeSwipeProtocol", "EdgeSwipeBenchSupport",
+            "CInput", "CYAML", "CSystemCalls", "EdgeSwipeVocabulary", "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeSystem",
+            "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeProtocol", "EdgeSwipeEngineWire", "EdgeSwipeBenchSupport",
+            "EdgeSwipeBenchmarks",
         ])
         let linked = root.appendingPathComponent("Benchmarks/Sources")
-        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: linked.path)) == Set(declared))
-        for name in declared {
+        let libraries = declared.filter { $0 != "EdgeSwipeBenchmarks" }
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: linked.path)) == Set(libraries))
+        for name in libraries {
             let destination = try FileManager.default.destinationOfSymbolicLink(atPath: linked.appendingPathComponent(name).path)
             #expect(destination == "../../Sources/\(name)", "Benchmarks/Sources/\(name) -> \(destination)")
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: root.appendingPathComponent("Sources/\(name)").path, isDirectory: &isDirectory)
             #expect(exists && isDirectory.boolValue, "Sources/\(name) is not a folder of the root package")
         }
+    }
+
+    /// What the toolchain brings, which no manifest declares.
+    static let toolchainModules: Set<String> = [
+        "Foundation", "FoundationEssentials", "FoundationXML", "FoundationNetworking", "Glibc", "Dispatch", "Synchronization",
+        "Testing", "XCTest", "_Concurrency",
+    ]
+
+    /// Every module a target's Swift files import is one `Package.swift` lists among its dependencies (a target's own
+    /// C modules included), so that no target builds by luck of another's dependencies.
+    @Test("every target declares each module its sources import")
+    func importsAreDeclared() throws {
+        let root = Paths.packageRoot
+        let manifest = try Manifest(String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8))
+        #expect(manifest.targets.count > 30)
+        for target in manifest.targets where target.kind != "systemLibrary" && target.kind != "plugin" {
+            let imported = try Self.imports(under: root.appendingPathComponent(target.path))
+            let undeclared = imported.subtracting(target.dependencies).subtracting(Self.toolchainModules).subtracting([target.name])
+            #expect(undeclared.isEmpty, "\(target.name) imports \(undeclared.sorted()) without declaring them")
+        }
+    }
+
+    /// The client side never links the engine: the wire's words are the vocabulary's, and what turns engine events
+    /// into messages is the daemon's side (EdgeSwipeEngineWire).
+    @Test("the client modules and their executables depend on nothing that reaches EdgeSwipeCore", arguments: [
+        "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeWeb", "edgeswipe-web", "EdgeSwipeSessionModel", "EdgeSwipeSession",
+        "edgeswipe-session",
+    ])
+    func clientsWithoutTheEngine(_ client: String) throws {
+        let manifest = try Manifest(String(contentsOf: Paths.packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8))
+        let byName = Dictionary(manifest.targets.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var reached: Set<String> = []
+        var pending = [client]
+        while let name = pending.popLast() {
+            for dependency in byName[name]?.dependencies ?? [] where byName[dependency] != nil && reached.insert(dependency).inserted {
+                pending.append(dependency)
+            }
+        }
+        #expect(byName[client] != nil)
+        #expect(!reached.contains("EdgeSwipeCore"), "\(client) reaches the core through \(reached.sorted())")
+    }
+
+    /// The modules the Swift files under `folder` import (`import X`, with any access level or `@testable`).
+    static func imports(under folder: URL) throws -> Set<String> {
+        let pattern = try NSRegularExpression(
+            pattern: #"^\s*(?:@testable\s+|@_exported\s+)?(?:public\s+|package\s+|internal\s+)?import\s+([A-Za-z_][A-Za-z0-9_]*)\s*$"#,
+            options: .anchorsMatchLines)
+        var out: Set<String> = []
+        guard let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else { return out }
+        for case let file as URL in files where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for m in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                if let r = Range(m.range(at: 1), in: text) { out.insert(String(text[r])) }
+            }
+        }
+        return out
+    }
+}
+
+/// The targets a `Package.swift` declares, read from its text: each `.target(`, `.executableTarget(`, `.testTarget(`,
+/// `.systemLibrary(` or `.plugin(` call, its `name`, the modules its `dependencies` list (a target by name, a
+/// product by its name, which is its module's here), and its folder (`path`, else `Sources/` or `Tests/` and the name).
+struct Manifest {
+    struct Target {
+        var kind: String
+        var name: String
+        var dependencies: Set<String>
+        var path: String
+    }
+
+    var targets: [Target] = []
+
+    init(_ text: String) throws {
+        let call = try NSRegularExpression(pattern: #"\.(target|executableTarget|testTarget|systemLibrary|plugin)\(\s*name:\s*"([^"]+)""#)
+        let product = try NSRegularExpression(pattern: #"\.product\(\s*name:\s*"([^"]+)"[^)]*\)"#)
+        let quoted = try NSRegularExpression(pattern: #""([^"]+)""#)
+        let path = try NSRegularExpression(pattern: #"path:\s*"([^"]+)""#)
+        let chars = Array(text.utf16)
+        for m in call.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            guard let kindRange = Range(m.range(at: 1), in: text), let nameRange = Range(m.range(at: 2), in: text) else { continue }
+            let kind = String(text[kindRange])
+            let name = String(text[nameRange])
+            // The call's arguments: from its "(" (the match's first) to the one that closes it.
+            let matched = Array((text as NSString).substring(with: m.range).utf16)
+            guard let paren = matched.firstIndex(of: 40) else { continue }
+            let body = Self.balanced(chars, from: m.range.location + paren + 1, open: 40, close: 41)
+            // `.plugin(name:, package:)` in a target's `plugins` uses another package's plugin; a declaration has a
+            // capability.
+            if kind == "plugin" && !body.contains("capability:") { continue }
+            var dependencies: Set<String> = []
+            if let list = body.range(of: "dependencies:").map({ body[$0.upperBound...] }), let bracket = list.firstIndex(of: "[") {
+                let listChars = Array(String(list[bracket...]).utf16)
+                let items = Self.balanced(listChars, from: 1, open: 91, close: 93)
+                for p in product.matches(in: items, range: NSRange(items.startIndex..., in: items)) {
+                    if let r = Range(p.range(at: 1), in: items) { dependencies.insert(String(items[r])) }
+                }
+                let names = product.stringByReplacingMatches(in: items, range: NSRange(items.startIndex..., in: items), withTemplate: "")
+                for q in quoted.matches(in: names, range: NSRange(names.startIndex..., in: names)) {
+                    if let r = Range(q.range(at: 1), in: names) { dependencies.insert(String(names[r])) }
+                }
+            }
+            let folder =
+                path.firstMatch(in: body, range: NSRange(body.startIndex..., in: body)).flatMap { Range($0.range(at: 1), in: body) }
+                .map { String(body[$0]) } ?? (kind == "testTarget" ? "Tests/\(name)" : kind == "plugin" ? "Plugins/\(name)" : "Sources/\(name)")
+            targets.append(Target(kind: kind, name: name, dependencies: dependencies, path: folder))
+        }
+    }
+
+    /// The text from `start` up to the `close` that balances the `open` before it.
+    static func balanced(_ chars: [UInt16], from start: Int, open: UInt16, close: UInt16) -> String {
+        var depth = 1
+        var i = start
+        while i < chars.count {
+            if chars[i] == open { depth += 1 } else if chars[i] == close { depth -= 1; if depth == 0 { break } }
+            i += 1
+        }
+        return String(decoding: chars[start..<min(i, chars.count)], as: UTF16.self)
     }
 }

@@ -1,10 +1,9 @@
 #ifndef EDGESWIPE_CWAYLAND_H
 #define EDGESWIPE_CWAYLAND_H
-/* The one C-facing module for the user's desktop: libwayland-client, xkbcommon, and the glue wayland-scanner
-   generates at build time from the XML in protocols/ (Plugins/WaylandScanner), whose headers are in the plugin's
-   generated include/ folder. Only EdgeSwipeSession imports it. */
+/* The one C-facing module for the user's Wayland: libwayland-client, and the glue wayland-scanner generates at build
+   time from the XML in protocols/ (Plugins/WaylandScanner), whose headers are in the plugin's generated include/
+   folder. Only EdgeSwipeSession imports it; xkbcommon, which needs no display, is CXKBCommon. */
 #include <wayland-client.h>
-#include <xkbcommon/xkbcommon.h>
 #include "fake-input-client-protocol.h"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
 #include "wlr-layer-shell-unstable-v1-client-protocol.h"

@@ -1,8 +1,8 @@
 import CCairo
 import CWayland
 public import EdgeSwipeClient
-import EdgeSwipeCore
 import EdgeSwipeProtocol
+public import EdgeSwipeSessionModel
 import EdgeSwipeSystem
 import Glibc
 public import Logging

@@ -1,5 +1,6 @@
 import CCairo
-import EdgeSwipeCore
+public import EdgeSwipeSessionModel
+import EdgeSwipeVocabulary
 import Glibc
 
 /// A rectangle in an output's logical pixels.

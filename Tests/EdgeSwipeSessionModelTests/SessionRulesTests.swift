@@ -1,0 +1,180 @@
+import EdgeSwipeTOML
+import Foundation
+import Testing
+
+@testable import EdgeSwipeSessionModel
+
+@Suite("session.toml: rules and their errors")
+struct SessionRulesTests {
+    /// Bad input, each with the line and message the user reads.
+    struct Bad: CustomStringConvertible, Sendable {
+        var toml: String
+        var line: Int?
+        var message: String
+        var description: String { message }
+    }
+
+    static let badInputs: [Bad] = [
+        Bad(toml: "[[rule]]\nedge = \"left\"\nteleport = \"mars\"\n", line: 3,
+            message: "unknown key 'teleport' in [rule]; expected one of: name, on, step, timeout_s, edge, swipe, fingers, device, output, container, operation, from, to, app, compositor, workspace, sway, hyprland, niri, key, command, kwin_shortcut, gnome_overview"),
+        Bad(toml: "[[rule]]\nedge = \"left\"\nfinger = 1\nkey = \"alt+Left\"\n", line: 3,
+            message: "unknown key 'finger' in [rule]; expected one of: name, on, step, timeout_s, edge, swipe, fingers, device, output, container, operation, from, to, app, compositor, workspace, sway, hyprland, niri, key, command, kwin_shortcut, gnome_overview"),
+        Bad(toml: "[[rule]]\nname = \"x\"\nedge = \"left\"\n", line: 1,
+            message: "rule 'x' does nothing: give it one effect (workspace, sway, hyprland, niri, key, command, kwin_shortcut, gnome_overview)"),
+        Bad(toml: "[[rule]]\nedge = \"left\"\nkey = \"alt+Left\"\ncommand = [\"true\"]\n", line: 4,
+            message: "rule '#1': a rule has one effect; this one gives 'key' and 'command' (write two rules)"),
+        Bad(toml: "[[rule]]\nedge = \"left\"\ncompositor = \"weston\"\nkey = \"alt+Left\"\n", line: 3,
+            message: "'compositor' must be one of \"sway\", \"i3\", \"hyprland\", \"niri\", \"kde\", \"gnome\", \"phosh\" (got \"weston\")"),
+        Bad(toml: "[[rule]]\nswipe = \"left\"\ncompositor = \"gnome\"\nsway = \"workspace next\"\n", line: 4,
+            message: "rule '#1': 'sway' cannot run on compositor = \"gnome\" (it needs sway or i3)"),
+        Bad(toml: "[[rule]]\nedge = \"middle\"\nkey = \"a\"\n", line: 2,
+            message: "'edge' must be one of \"left\", \"right\", \"top\", \"bottom\" (got \"middle\")"),
+        Bad(toml: "[[rule]]\nedge = \"left\"\nswipe = \"left\"\nkey = \"a\"\n", line: 3,
+            message: "rule '#1': a rule matches an edge gesture or a multi-finger swipe, not both ('edge' and 'swipe')"),
+        Bad(toml: "[[rule]]\nswipe = \"left\"\nfingers = 11\nworkspace = \"next\"\n", line: 3,
+            message: "rule '#1': 'fingers' must be a count from 1 to 10 or [min, max] (got 11)"),
+        Bad(toml: "[[rule]]\nswipe = \"left\"\nfingers = [4, 3]\nworkspace = \"next\"\n", line: 3,
+            message: "rule '#1': 'fingers' must be a count from 1 to 10 or [min, max] (got [4, 3])"),
+        Bad(toml: "[[rule]]\nedge = \"left\"\non = \"ended\"\nkey = \"a\"\n", line: 3,
+            message: "'on' must be one of \"began\", \"changed\", \"completed\", \"cancelled\" (got \"ended\")"),
+        Bad(toml: "[[rule]]\nedge = \"left\"\nstep = 0.2\nkey = \"a\"\n", line: 3,
+            message: "rule '#1': 'step' is for rules with on = \"changed\" (this one fires on completed)"),
+        Bad(toml: "[[rule]]\nedge = \"left\"\non = \"changed\"\nstep = 0\ncommand = [\"true\"]\n", line: 4,
+            message: "'step' must be between 0.01 and 1 (got 0)"),
+        Bad(toml: "[[rule]]\nedge = \"left\"\nkey = \"hyper+Left\"\n", line: 3,
+            message: "rule '#1': 'hyper' in 'hyper+Left' is not a modifier; expected shift, ctrl, alt, super, altgr, mod2 or mod3"),
+        Bad(toml: "[[rule]]\nedge = \"left\"\nkey = \"alt+NoSuchKey\"\n", line: 3,
+            message: "rule '#1': 'NoSuchKey' in 'alt+NoSuchKey' is not a key name (XKB keysym names: Left, Return, F5, XF86AudioRaiseVolume, a, ...)"),
+        Bad(toml: "[[rule]]\nedge = \"left\"\nkey = \"alt+\"\n", line: 3,
+            message: "rule '#1': 'alt+' is not a key chord: write modifiers and a key joined by '+' (alt+Left)"),
+        Bad(toml: "[[rule]]\nedge = \"left\"\ncommand = []\n", line: 3,
+            message: "rule '#1': 'command' must be a list of the program and its arguments, the program first (got [])"),
+        Bad(toml: "[[rule]]\nedge = \"left\"\ncommand = \"notify-send hi\"\n", line: 3,
+            message: "'command' must be an array (got \"notify-send hi\")"),
+        Bad(toml: "[[rule]]\nedge = \"left\"\ncommand = [\"sleep\", \"9\"]\ntimeout_s = 0\n", line: 4,
+            message: "'timeout_s' must be between 0.1 and 3600 (got 0)"),
+        Bad(toml: "[[rule]]\nedge = \"left\"\nkey = \"a\"\ntimeout_s = 3\n", line: 4,
+            message: "rule '#1': 'timeout_s' is for command rules"),
+        Bad(toml: "[[rule]]\nswipe = \"up\"\nniri = \"{\\\"A\\\":1,\\\"B\\\":2}\"\n", line: 3,
+            message: "rule '#1': 'niri' must be one action as a JSON object with one key, its name (got an object)"),
+        Bad(toml: "[[rule]]\nswipe = \"up\"\nniri = \"focus down\"\n", line: 3,
+            message: "rule '#1': 'niri' must be an action name (FocusWorkspaceDown) or one action as JSON ({\"FocusMonitor\":{\"output\":\"eDP-1\"}}): byte 0: invalid literal, expected 'false'"),
+        Bad(toml: "[[rule]]\nswipe = \"up\"\nsway = \"\"\n", line: 3, message: "rule '#1': 'sway' must not be empty"),
+        Bad(toml: "[[rule]]\nswipe = \"up\"\nworkspace = \"sideways\"\n", line: 3,
+            message: "'workspace' must be one of \"next\", \"previous\" (got \"sideways\")"),
+        Bad(toml: "[[rule]]\nedge = \"top\"\napp = []\nkey = \"a\"\n", line: 3,
+            message: "rule '#1': 'app' must name at least one application, none empty"),
+        Bad(toml: "[[rule]]\nedge = \"top\"\ngnome_overview = \"open\"\n", line: 3,
+            message: "'gnome_overview' must be one of \"show\", \"hide\", \"toggle\" (got \"open\")"),
+        Bad(toml: "version = 2\n", line: 1, message: "unsupported session.toml version 2; this edgeswipe-session reads version 1"),
+        Bad(toml: "rule = 3\n", line: 1, message: "'rule' must be an array (got 3)"),
+        Bad(toml: "[[rule]]\nedge = \"left\"\nkey = \"a\n", line: 3, message: "TOML syntax: a basic string ends at its closing '\"' on the same line"),
+    ]
+
+    @Test("every bad rule is refused at its line, naming the rule and the cause", arguments: badInputs)
+    func refused(_ bad: Bad) {
+        #expect(throws: ConfigError.self) { try SessionRulesParser.parse(bad.toml, file: "session.toml") }
+        do {
+            _ = try SessionRulesParser.parse(bad.toml, file: "session.toml")
+        } catch {
+            #expect(error.line == bad.line, "\(error)")
+            if bad.message.hasPrefix("TOML syntax") {
+                #expect(error.message.hasPrefix("TOML syntax"), "\(error)")
+            } else {
+                #expect(error.message == bad.message)
+            }
+        }
+    }
+
+    @Test("the common case is one short rule; every key reads as documented")
+    func good() throws {
+        let set = try SessionRulesParser.parse(
+            """
+            version = 1
+
+            [[rule]]
+            swipe = "left"
+            fingers = 3
+            workspace = "next"
+
+            [[rule]]
+            name = "firefox back"
+            edge = "left"
+            fingers = [1, 2]
+            device = "touchscreen"
+            output = "DSI-1"
+            app = ["firefox", "org.mozilla.firefox"]
+            compositor = "sway"
+            key = "ctrl+bracketleft"
+
+            [[rule]]
+            name = "volume"
+            edge = "right"
+            on = "changed"
+            step = 0.05
+            command = ["pactl", "set-sink-volume", "@DEFAULT_SINK@", "+5%"]
+            timeout_s = 2.5
+
+            [[rule]]
+            container = "overlay"
+            operation = "present"
+            to = "notifications"
+            on = "began"
+            niri = "FocusWorkspaceDown"
+
+            [[rule]]
+            edge = "top"
+            on = "cancelled"
+            kwin_shortcut = "Overview"
+            """, file: "s.toml")
+        #expect(set.rules.count == 5)
+        #expect(set.rules[0] == Rule(name: "#1", place: "s.toml:3", match: RuleMatch(swipe: .left, fingers: 3...3), effect: .workspace(.next)))
+        let firefox = set.rules[1]
+        #expect(firefox.name == "firefox back")
+        #expect(firefox.match == RuleMatch(edge: .left, fingers: 1...2, device: .touchscreen, output: "DSI-1", apps: ["firefox", "org.mozilla.firefox"], desktop: .sway))
+        #expect(firefox.effect == .key(try KeyChord(parsing: "ctrl+bracketleft")))
+        #expect(set.rules[2].phase == .changed && set.rules[2].step == 0.05)
+        #expect(set.rules[2].effect == .command(argv: ["pactl", "set-sink-volume", "@DEFAULT_SINK@", "+5%"], timeout: .milliseconds(2500)))
+        #expect(set.rules[3].match == RuleMatch(container: "overlay", operation: "present", to: "notifications"))
+        #expect(set.rules[3].effect == .niri("{\"FocusWorkspaceDown\":{}}"))
+        #expect(set.rules[4].phase == .cancelled && set.rules[4].effect == .kwinShortcut("Overview"))
+        #expect(set.needsKeyboard)
+    }
+
+    @Test("a changed rule without a step fires every 10 %; a command without a timeout gets 10 s")
+    func implicitValues() throws {
+        let set = try SessionRulesParser.parse("[[rule]]\nedge = \"right\"\non = \"changed\"\ncommand = [\"true\"]\n", file: "s.toml")
+        #expect(set.rules[0].step == 0.1)
+        #expect(set.rules[0].effect == .command(argv: ["true"], timeout: .seconds(10)))
+    }
+
+    @Test("key chords: aliases, canonical names, case-insensitive keysyms")
+    func chords() throws {
+        #expect(try KeyChord(parsing: "Alt+left").description == "alt+Left")
+        #expect(try KeyChord(parsing: "control+logo+Tab").description == "ctrl+super+Tab")
+        #expect(try KeyChord(parsing: "XF86AudioRaiseVolume").modifiers.isEmpty)
+        #expect(throws: KeyChordError.self) { try KeyChord(parsing: "alt+alt+Left") }
+    }
+
+    @Test("the shipped example file's rules are the built-in defaults")
+    func exampleIsTheDefaults() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("config/session.toml").path
+        let set = try SessionRulesParser.load(path: file)
+        #expect(set.rules.map(\.match) == RuleSet.defaults.rules.map(\.match))
+        #expect(set.rules.map(\.effect) == RuleSet.defaults.rules.map(\.effect))
+        #expect(set.rules.map(\.phase) == RuleSet.defaults.rules.map(\.phase))
+        #expect(set.rules.map(\.name) == RuleSet.defaults.rules.map(\.name))
+    }
+
+    @Test("the desktop comes from the session's variables")
+    func desktop() {
+        #expect(Desktop.detect(environment: ["SWAYSOCK": "/run/user/1000/sway-ipc.sock"]) == .sway)
+        #expect(Desktop.detect(environment: ["HYPRLAND_INSTANCE_SIGNATURE": "abc"]) == .hyprland)
+        #expect(Desktop.detect(environment: ["NIRI_SOCKET": "/run/user/1000/niri.sock"]) == .niri)
+        #expect(Desktop.detect(environment: ["XDG_CURRENT_DESKTOP": "KDE"]) == .kde)
+        #expect(Desktop.detect(environment: ["XDG_CURRENT_DESKTOP": "ubuntu:GNOME"]) == .gnome)
+        #expect(Desktop.detect(environment: ["XDG_CURRENT_DESKTOP": "Phosh:GNOME"]) == .phosh)
+        #expect(Desktop.detect(environment: ["SWAYSOCK": ""]) == nil)
+    }
+}

@@ -1,0 +1,201 @@
+// TOMLKit (toml++ 3.4) as the oracle our TOML reader is checked against: by the tests (TOMLOracleTests.swift)
+// and by the `config` fuzz target (scripts/fuzz compiles this file into it). It holds no test framework code.
+import EdgeSwipeTOML
+import TOMLKit
+
+enum TOMLKitOracle {
+    /// What toml++ reads `text` to, as our ``EdgeSwipeTOML/TOMLValue`` with its keys sorted; `nil` when
+    /// toml++ cannot be handed the text safely (``TOMLPrecheck``: it would abort the process, or stop at a NUL).
+    static func read(_ text: String) -> Result<EdgeSwipeTOML.TOMLValue, any Error>? {
+        guard (try? TOMLPrecheck.check(text)) != nil else { return nil }
+        do {
+            return .success(normalized(value(try TOMLKit.TOMLTable(string: text))))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Whether a key or a string in `v` holds U+0000 (an escape, `\u0000`): TOMLKit passes strings through C
+    /// strings, which end there, so its tree cannot be compared (TOMLOracleTests' departures).
+    static func holdsNUL(_ v: EdgeSwipeTOML.TOMLValue) -> Bool {
+        switch v {
+        case .string(let s): s.utf8.contains(0)
+        case .array(let a): a.contains(where: holdsNUL)
+        case .table(let t): t.entries.contains { $0.key.utf8.contains(0) || holdsNUL($0.value) }
+        default: false
+        }
+    }
+
+    /// Whether a time in `v` is a leap second (`23:59:60`): TOML's grammar allows second 60 (RFC 3339's leap
+    /// second, `time-second ; 00-58, 00-59, 00-60` in toml.abnf) and our reader reads it; toml++ refuses it
+    /// ("expected second between 0 and 59"), so the two cannot be compared there (TOMLOracleTests' departures;
+    /// found by `scripts/fuzz config`).
+    static func holdsLeapSecond(_ v: EdgeSwipeTOML.TOMLValue) -> Bool {
+        switch v {
+        case .localTime(let t): t.second == 60
+        case .localDateTime(let d): d.time.second == 60
+        case .offsetDateTime(let d): d.time.second == 60
+        case .array(let a): a.contains(where: holdsLeapSecond)
+        case .table(let t): t.entries.contains { holdsLeapSecond($0.value) }
+        default: false
+        }
+    }
+
+    /// TOMLKit's value as ours.
+    static func value(_ v: any TOMLValueConvertible) -> EdgeSwipeTOML.TOMLValue {
+        switch v.type {
+        case .table:
+            var t = EdgeSwipeTOML.TOMLTable()
+            if let table = v.table {
+                for key in table.keys { if let child = table[key] { t.set(key, value(child), at: t.position) } }
+            }
+            return .table(t)
+        case .array: return .array(v.array.map { $0.map { value($0) } } ?? [])
+        case .string: return .string(v.string ?? "")
+        case .int: return .integer(Int64(v.int ?? 0))
+        case .double: return .float(v.double ?? 0)
+        case .bool: return .boolean(v.bool ?? false)
+        case .date:
+            let d = v.date ?? TOMLDate(year: 0, month: 0, day: 0)
+            return .localDate(TOMLLocalDate(year: d.year, month: d.month, day: d.day))
+        case .time:
+            let t = v.time ?? TOMLTime(hour: 0, minute: 0, second: 0, nanoSecond: 0)
+            return .localTime(TOMLLocalTime(hour: t.hour, minute: t.minute, second: t.second, nanosecond: t.nanoSecond))
+        case .dateTime:
+            guard let dt = v.dateTime else { return .string("?") }
+            let date = TOMLLocalDate(year: dt.date.year, month: dt.date.month, day: dt.date.day)
+            let time = TOMLLocalTime(hour: dt.time.hour, minute: dt.time.minute, second: dt.time.second, nanosecond: dt.time.nanoSecond)
+            if let offset = dt.offset { return .offsetDateTime(TOMLOffsetDateTime(date: date, time: time, offsetMinutes: offset.offset)) }
+            return .localDateTime(TOMLLocalDateTime(date: date, time: time))
+        }
+    }
+
+    /// Keys sorted (toml++ keeps a table's keys sorted, so the order is not compared), NaN made comparable.
+    static func normalized(_ v: EdgeSwipeTOML.TOMLValue) -> EdgeSwipeTOML.TOMLValue {
+        switch v {
+        case .table(let t):
+            var out = EdgeSwipeTOML.TOMLTable(position: t.position)
+            for e in t.entries.sorted(by: { $0.key < $1.key }) { out.set(e.key, normalized(e.value), at: e.position) }
+            return .table(out)
+        case .array(let a): return .array(a.map(normalized))
+        case .float(let x) where x.isNaN: return .string("(nan)")
+        default: return v
+        }
+    }
+}
+
+// What toml++ cannot be handed safely, found by `scripts/fuzz config` when TOMLKit read the configuration (our
+// reader refuses all of it with its place; Fuzz/Regressions/config):
+//
+// - A table header whose name starts with anything but a bare-key character or a quote (`[#]`, `[.]`, `[=]`,
+//   `[é]`, `[[ +x]]`, a control character): toml++'s `parse_key()` asserts on it, which aborts the process.
+//   (Upstream fixed part of this after 3.4.0: marzer/tomlplusplus#301.)
+// - A `}` where an array expects a value (`x = [}`, `x = [1, }`): `parse_value()` asserts the same way.
+// - A NUL byte: TOMLKit hands the text to C++ as a C string, so everything after the NUL is silently ignored.
+// - Any of these after a byte order mark, which toml++ skips.
+//
+// The scan follows TOML's lexical structure (comments, the four string forms, the brackets of arrays and inline
+// tables) only as far as is needed to tell a table header from a nested array and from text inside strings.
+enum TOMLPrecheck {
+    struct Problem: Error, Equatable {
+        var line: Int
+        var message: String
+    }
+
+    static func check(_ text: String) throws(Problem) {
+        enum State { case normal, comment, basic, literal, multilineBasic, multilineLiteral }
+        let scalars = Array(text.unicodeScalars)
+        var state = State.normal
+        var line = 1
+        var atLineStart = true
+        /// The open `[` (arrays) and `{` (inline tables) of the value being read, innermost last.
+        var open: [Unicode.Scalar] = []
+        // toml++ skips a byte order mark at the start, so a header right after it is at the start of a line too
+        // (`\u{FEFF}[?` aborted it: found by `scripts/fuzz config`).
+        var i = scalars.first == "\u{FEFF}" ? 1 : 0
+        func at(_ offset: Int) -> Unicode.Scalar? { i + offset < scalars.count ? scalars[i + offset] : nil }
+        func isBareKey(_ c: Unicode.Scalar) -> Bool {
+            switch c {
+            case "A"..."Z", "a"..."z", "0"..."9", "_", "-": true
+            default: false
+            }
+        }
+        while i < scalars.count {
+            let c = scalars[i]
+            if c == "\0" {
+                throw Problem(line: line, message: "TOML syntax: a NUL byte; a configuration file is text")
+            }
+            if c == "\n" {
+                line += 1
+                atLineStart = true
+                // Single-line strings and comments end at the newline (an unterminated string is toml++'s to report).
+                if state == .comment || state == .basic || state == .literal { state = .normal }
+                i += 1
+                continue
+            }
+            switch state {
+            case .normal:
+                switch c {
+                case " ", "\t", "\r":
+                    break
+                case "#":
+                    state = .comment
+                case "\"":
+                    if at(1) == "\"" && at(2) == "\"" { state = .multilineBasic; i += 2 } else { state = .basic }
+                case "'":
+                    if at(1) == "'" && at(2) == "'" { state = .multilineLiteral; i += 2 } else { state = .literal }
+                case "[" where atLineStart && open.isEmpty:
+                    // A table header, `[name]` or `[[name]]`: its name must start like a key.
+                    var j = i + 1
+                    if j < scalars.count && scalars[j] == "[" { j += 1 }
+                    while j < scalars.count && (scalars[j] == " " || scalars[j] == "\t") { j += 1 }
+                    if j < scalars.count {
+                        let first = scalars[j]
+                        if !(isBareKey(first) || first == "\"" || first == "'" || first == "]") {
+                            let hex = String(first.value, radix: 16, uppercase: true)
+                            let shown = first == "\n" || first == "\r" ? "a line break"
+                                : first.value < 0x20 || first.value == 0x7f
+                                ? "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex : "'\(first)'"
+                            throw Problem(
+                                line: line,
+                                message: "TOML syntax: a table header must start with a name (letters, digits, '_', '-' or a quoted string), not \(shown)")
+                        }
+                    }
+                    i = j - 1
+                case "[", "{":
+                    open.append(c)
+                case "]":
+                    if open.last == "[" { open.removeLast() }
+                case "}":
+                    if open.last == "[" {
+                        throw Problem(line: line, message: "TOML syntax: an array needs a value or ']' here, not '}'")
+                    }
+                    if open.last == "{" { open.removeLast() }
+                default:
+                    break
+                }
+                if c != " " && c != "\t" && c != "\r" { atLineStart = false }
+            case .comment:
+                break
+            case .basic:
+                if c == "\\" { i += 1 } else if c == "\"" { state = .normal }
+            case .literal:
+                if c == "'" { state = .normal }
+            case .multilineBasic:
+                if c == "\\" {
+                    i += 1
+                    if at(0) == "\n" { line += 1 }
+                } else if c == "\"" && at(1) == "\"" && at(2) == "\"" {
+                    state = .normal
+                    i += 2
+                }
+            case .multilineLiteral:
+                if c == "'" && at(1) == "'" && at(2) == "'" {
+                    state = .normal
+                    i += 2
+                }
+            }
+            i += 1
+        }
+    }
+}
