@@ -91,9 +91,6 @@ struct ConfigFuzzRegressionTests {
     func lookalikesAccepted() throws {
         let text = """
             [ daemon ]
-            seat = '''
-            [#]
-            '''
             tick_hz = 60 # [=]
 
             ["transition"]
@@ -108,9 +105,15 @@ struct ConfigFuzzRegressionTests {
             allow = [
               "[#] not a header",
             ]
+
+            [[devices.override]]
+            match = '''
+            [#]
+            '''
             """
         let settings = try ConfigParser.parse(text, file: "c.toml")
-        #expect(settings.daemon.seat == "[#]\n")
+        #expect(settings.daemon.tickHz == 60)
+        #expect(settings.devices.overrides.map(\.match) == ["[#]\n"])
         #expect(settings.engine.bindings.count == 1)
     }
 }

@@ -27,4 +27,80 @@ struct PackageLayoutTests {
             #expect(exists && isDirectory.boolValue, "Sources/\(name) is not a folder of the root package")
         }
     }
+
+    /// A link planted in a fake root's /etc/systemd before `postrm purge`, and whether the purge must take it.
+    struct PlantedLink: Sendable, CustomTestStringConvertible {
+        var path: String
+        var target: String
+        var removed: Bool
+        var testDescription: String { "\(path) -> \(target)" }
+    }
+
+    /// Every unit the package ships (systemd/, systemd/user/, as the Makefile finds them) and an instance of each
+    /// template, enabled and then left dangling by the purge: each link must go. Beside them, what is not the
+    /// package's: each must stay (hostile-4 s13 saw the old `find -name 'edgeswiped*'` take the administrator's
+    /// edgeswiped-exporter.service).
+    static func plantedLinks() throws -> [PlantedLink] {
+        func units(_ folder: String) throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: Paths.packageRoot.appendingPathComponent(folder).path)
+                .filter { $0.hasSuffix(".service") || $0.hasSuffix(".socket") }.sorted()
+        }
+        var links: [PlantedLink] = []
+        for (folder, etc, lib) in [("systemd", "etc/systemd/system", "/lib/systemd/system"), ("systemd/user", "etc/systemd/user", "/usr/lib/systemd/user")] {
+            for unit in try units(folder) {
+                let wants = unit.hasSuffix(".socket") ? "sockets.target.wants" : "default.target.wants"
+                let named = unit.replacingOccurrences(of: "@.", with: "@seat1.")
+                links.append(PlantedLink(path: "\(etc)/\(wants)/\(named)", target: "\(lib)/\(unit)", removed: true))
+            }
+        }
+        #expect(links.count >= 7, "the units in systemd/ and systemd/user/: \(links)")
+        links += [
+            PlantedLink(path: "etc/systemd/system/edgeswiped.service", target: "../../../lib/systemd/system/edgeswiped.service", removed: true),
+            // The administrator's: another unit whose name only starts like ours, dangling too.
+            PlantedLink(path: "etc/systemd/system/edgeswiped-exporter.service", target: "/opt/not-mounted/edgeswiped-exporter.service", removed: false),
+            PlantedLink(path: "etc/systemd/system/multi-user.target.wants/edgeswiped-exporter.service", target: "/opt/not-mounted/edgeswiped-exporter.service", removed: false),
+            PlantedLink(path: "etc/systemd/user/default.target.wants/edgeswipe-tray.service", target: "/opt/not-mounted/edgeswipe-tray.service", removed: false),
+            // Their own edgeswiped.service, a link to a file that is still there (in the fake root), and a mask.
+            PlantedLink(path: "etc/systemd/system/multi-user.target.wants/edgeswiped.service", target: "/opt/mine/edgeswiped.service", removed: false),
+            PlantedLink(path: "etc/systemd/system/edgeswiped-web.service", target: "/dev/null", removed: false),
+            PlantedLink(path: "etc/systemd/system/edgeswiped@seat2.service", target: "/dev/null", removed: false),
+        ]
+        return links
+    }
+
+    @Test("postrm purge removes the package's own units' dangling links and nothing else (offline, in a fake root)")
+    func purgeTakesOnlyItsOwnLinks() throws {
+        let root = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let fm = FileManager.default
+        let links = try Self.plantedLinks()
+        for link in links {
+            let at = root.appendingPathComponent(link.path)
+            try fm.createDirectory(at: at.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try fm.createSymbolicLink(atPath: at.path, withDestinationPath: link.target)
+        }
+        // What stays beside the links: the file one of them points at (DPKG_ROOT is where an absolute target is
+        // looked up), a drop-in, and what a planted link in the state directory points at.
+        try fm.createDirectory(at: root.appendingPathComponent("opt/mine"), withIntermediateDirectories: true)
+        try "[Service]\n".write(to: root.appendingPathComponent("opt/mine/edgeswiped.service"), atomically: true, encoding: .utf8)
+        try fm.createDirectory(at: root.appendingPathComponent("etc/systemd/system/edgeswiped.service.d"), withIntermediateDirectories: true)
+        try "[Service]\n".write(to: root.appendingPathComponent("etc/systemd/system/edgeswiped.service.d/override.conf"), atomically: true, encoding: .utf8)
+        try fm.createDirectory(at: root.appendingPathComponent("outside"), withIntermediateDirectories: true)
+        try "keep".write(to: root.appendingPathComponent("outside/precious"), atomically: true, encoding: .utf8)
+        try fm.createDirectory(at: root.appendingPathComponent("var/lib/edgeswipe/seat/seat1"), withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: root.appendingPathComponent("var/lib/edgeswipe/seat/seat1/outside").path,
+                                  withDestinationPath: root.appendingPathComponent("outside").path)
+
+        let r = try run(URL(fileURLWithPath: "/bin/sh"), [Paths.packageRoot.appendingPathComponent("debian/edgeswipe.postrm").path, "purge"],
+                        environment: ["DPKG_ROOT": root.path, "PATH": "/usr/bin:/bin"])
+        #expect(r.status == 0, "\(r.stderr)")
+        for link in links {
+            let there = (try? fm.destinationOfSymbolicLink(atPath: root.appendingPathComponent(link.path).path)) != nil
+            #expect(there == !link.removed, "\(link.path) -> \(link.target): \(there ? "still there" : "removed")")
+        }
+        #expect(fm.fileExists(atPath: root.appendingPathComponent("etc/systemd/system/edgeswiped.service.d/override.conf").path))
+        #expect(fm.fileExists(atPath: root.appendingPathComponent("opt/mine/edgeswiped.service").path))
+        #expect(!fm.fileExists(atPath: root.appendingPathComponent("var/lib/edgeswipe").path), "the state directory stayed")
+        #expect((try? String(contentsOf: root.appendingPathComponent("outside/precious"), encoding: .utf8)) == "keep")
+    }
 }
