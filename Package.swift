@@ -31,7 +31,9 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
+        // No traits: the default FullFoundation imports all of Foundation, and with it ICU's 34 MB of data, into the
+        // web bridge for URL-encoded forms' date formatters it never uses; ConfigurationSupport, swift-configuration.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.6.0"),
         // Hummingbird's header types (`HTTPFields`, `HTTPField.Name`), which the web bridge names itself.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
@@ -163,7 +165,7 @@ let package = Package(
         ),
 
         // `edgeswipectl plot`: what a replay decided, drawn as one SVG (a small writer of our own, no dependency).
-        .target(name: "EdgeSwipePlot", dependencies: ["EdgeSwipeCore", "EdgeSwipeProtocol"], swiftSettings: strictSwift6),
+        .target(name: "EdgeSwipePlot", dependencies: ["EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeSystem"], swiftSettings: strictSwift6),
 
         // The web bridge: one daemon client fanned out to browser tabs over HTTP and WebSocket. Its own executable,
         // so that the daemon and the CLI never link an HTTP server. The page and `edgeswipe.js` are embedded.

@@ -2,7 +2,7 @@ import EdgeSwipeClient
 import EdgeSwipeCore
 public import EdgeSwipeProtocol
 import EdgeSwipeSystem
-import Foundation
+import Glibc
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -340,7 +340,7 @@ final class FirstConnection: Sendable {
     }
 
     func outcome(socket: String, control: Bool, timeout: Duration) async throws(BridgeError) {
-        guard FileManager.default.fileExists(atPath: socket) else {
+        guard access(socket, F_OK) == 0 else {
             throw .noDaemon(socket: socket)
         }
         let state = self.state

@@ -3,7 +3,6 @@ import EdgeSwipeClient
 import EdgeSwipeCore
 import EdgeSwipeSystem
 import EdgeSwipeWeb
-import Foundation
 import Logging
 import SystemPackage
 

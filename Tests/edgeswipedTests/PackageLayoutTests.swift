@@ -103,4 +103,29 @@ struct PackageLayoutTests {
         #expect(!fm.fileExists(atPath: root.appendingPathComponent("var/lib/edgeswipe").path), "the state directory stayed")
         #expect((try? String(contentsOf: root.appendingPathComponent("outside/precious"), encoding: .utf8)) == "keep")
     }
+
+    /// What links all of Foundation brings ICU with it (34 MB of data, and FoundationInternationalization): the
+    /// clients once weighed 65-71 MB each for a `String(format:)`, a `Process` and Hummingbird's default traits.
+    static let internationalization = ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"]
+
+    @Test("no tool links all of Foundation, and with it ICU: FoundationEssentials at most",
+          arguments: ["edgeswiped", "edgeswipectl", "edgeswipe-web", "edgeswipe-session"])
+    func noInternationalization(_ product: String) throws {
+        let binary = Paths.products.appendingPathComponent(product)
+        let dynamic = try run(URL(fileURLWithPath: "/usr/bin/readelf"), ["-d", "-W", binary.path])
+        #expect(dynamic.status == 0, "\(dynamic.stderr)")
+        let needed = dynamic.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+        if needed.contains(where: { $0.contains("libswiftCore.so") }) {
+            // Linked against the toolchain's shared runtime (swift build's default): the libraries it loads.
+            for library in Self.internationalization {
+                #expect(!needed.contains { $0.contains("[\(library)]") }, "\(product) needs \(library)")
+            }
+        } else {
+            // The runtime linked in (make's build): ICU's data and Foundation's types would be symbols of the binary.
+            let symbols = try run(URL(fileURLWithPath: "/usr/bin/nm"), ["--defined-only", binary.path], timeoutSeconds: 120)
+            #expect(symbols.status == 0, "\(symbols.stderr)")
+            #expect(!symbols.stdout.contains("icudt"), "\(product) holds ICU's data")
+            #expect(!symbols.stdout.contains("$s30FoundationInternationalization"), "\(product) holds FoundationInternationalization")
+        }
+    }
 }
