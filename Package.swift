@@ -17,6 +17,8 @@ let package = Package(
         .executable(name: "edgeswipectl", targets: ["edgeswipectl"]),
         .executable(name: "edgeswipe-web", targets: ["edgeswipe-web"]),
         .executable(name: "edgeswipe-session", targets: ["edgeswipe-session"]),
+        // The three clients above in one binary, which the package installs them as (links to it): Makefile.
+        .executable(name: "edgeswipe-clients", targets: ["edgeswipe-clients"]),
         .library(name: "EdgeSwipeCore", targets: ["EdgeSwipeCore"]),
         .library(name: "EdgeSwipeProtocol", targets: ["EdgeSwipeProtocol"]),
         .library(name: "EdgeSwipeClient", targets: ["EdgeSwipeClient"]),
@@ -154,8 +156,10 @@ let package = Package(
             // binds: 1.7 MB of resident memory (docs/PERFORMANCE.md, "Memory").
             linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
         ),
-        .executableTarget(
-            name: "edgeswipectl",
+        // Each client is a module with one public entry point (CtlTool, WebTool, SessionTool), run by its own small
+        // executable and by the multi-call binary edgeswipe-clients, which is what the package installs.
+        .target(
+            name: "EdgeSwipeCtlTool",
             dependencies: [
                 "EdgeSwipeCore", "EdgeSwipePlot", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -163,6 +167,7 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
+        .executableTarget(name: "edgeswipectl", dependencies: ["EdgeSwipeCtlTool"], swiftSettings: strictSwift6),
 
         // `edgeswipectl plot`: what a replay decided, drawn as one SVG (a small writer of our own, no dependency).
         .target(name: "EdgeSwipePlot", dependencies: ["EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeSystem"], swiftSettings: strictSwift6),
@@ -189,8 +194,8 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
-        .executableTarget(
-            name: "edgeswipe-web",
+        .target(
+            name: "EdgeSwipeWebTool",
             dependencies: [
                 "EdgeSwipeWeb", "EdgeSwipeClient", "EdgeSwipeCore", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -199,6 +204,7 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
+        .executableTarget(name: "edgeswipe-web", dependencies: ["EdgeSwipeWebTool"], swiftSettings: strictSwift6),
 
         // The user's desktop: libwayland-client, xkbcommon and the glue `wayland-scanner` generates at build time from
         // our own protocol XML (protocols/*.xml, through the WaylandScanner plugin). Only EdgeSwipeSession imports it.
@@ -227,8 +233,8 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
-        .executableTarget(
-            name: "edgeswipe-session",
+        .target(
+            name: "EdgeSwipeSessionTool",
             dependencies: [
                 "EdgeSwipeSession", "EdgeSwipeClient", "EdgeSwipeConfig", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -238,6 +244,14 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSwift6
+        ),
+        .executableTarget(name: "edgeswipe-session", dependencies: ["EdgeSwipeSessionTool"], swiftSettings: strictSwift6),
+        .executableTarget(
+            name: "edgeswipe-clients",
+            dependencies: ["EdgeSwipeCtlTool", "EdgeSwipeWebTool", "EdgeSwipeSessionTool", "EdgeSwipeCore", "EdgeSwipeSystem"],
+            swiftSettings: strictSwift6,
+            // As edgeswiped's: nothing looks up the binary's symbols, and an exported table costs the loader's time.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
         ),
 
         // Benchmarks (docs/PERFORMANCE.md): the workloads, and `edgeswipe-bench`, which runs the real daemon (it

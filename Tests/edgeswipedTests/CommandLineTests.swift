@@ -169,6 +169,54 @@ struct CommandLineTests {
     }
 }
 
+@Suite("The multi-call client binary")
+struct MultiCallTests {
+    static let binary = Paths.products.appendingPathComponent("edgeswipe-clients")
+
+    /// The tools the package installs as links to the multi-call binary: every executable product but the daemon
+    /// and the binary itself, found in Package.swift as the Makefile finds them.
+    static func clientProducts() throws -> [String] {
+        let manifest = try String(contentsOf: Paths.packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let pattern = try NSRegularExpression(pattern: #"^\s*\.executable\(name: "([^"]+)""#, options: .anchorsMatchLines)
+        return pattern.matches(in: manifest, range: NSRange(manifest.startIndex..., in: manifest))
+            .compactMap { Range($0.range(at: 1), in: manifest).map { String(manifest[$0]) } }
+            .filter { $0 != "edgeswiped" && $0 != "edgeswipe-clients" }
+    }
+
+    @Test("--list names every client product, which the Makefile links to it")
+    func list() throws {
+        let r = try run(Self.binary, ["--list"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.split(separator: "\n").map(String.init) == (try Self.clientProducts()))
+    }
+
+    @Test("run through a link, it is the tool the link is named after; the tool's name as its first argument does the same",
+          arguments: ["edgeswipectl", "edgeswipe-web", "edgeswipe-session"])
+    func dispatch(_ tool: String) throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let link = dir.appendingPathComponent(tool)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: Self.binary)
+        let own = try run(Paths.products.appendingPathComponent(tool), ["--help"])
+        for r in [try run(link, ["--help"]), try run(Self.binary, [tool, "--help"])] {
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout == own.stdout, "\(r.stdout)")
+            #expect(r.stdout.contains("USAGE: \(tool)"), "\(r.stdout)")
+        }
+        let bad = try run(link, ["--frobnicate"])
+        #expect(bad.status == 64, "\(bad.stderr)")
+        #expect(bad.stderr.contains("frobnicate"), "\(bad.stderr)")
+    }
+
+    @Test("run by another name, it says which names it answers to (exit 64)", arguments: [[], ["edgeswiped"], ["status"]])
+    func unknown(_ arguments: [String]) throws {
+        let r = try run(Self.binary, arguments)
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("run it as edgeswipectl, edgeswipe-web, edgeswipe-session"), "\(r.stderr)")
+        if let name = arguments.first { #expect(r.stderr.contains("no tool named '\(name)'"), "\(r.stderr)") }
+    }
+}
+
 @Suite("Shell completions")
 struct CompletionTests {
     @Test("both tools generate bash, zsh and fish completions", arguments: ["edgeswiped", "edgeswipectl"], ["bash", "zsh", "fish"])

@@ -109,7 +109,7 @@ struct PackageLayoutTests {
     static let internationalization = ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"]
 
     @Test("no tool links all of Foundation, and with it ICU: FoundationEssentials at most",
-          arguments: ["edgeswiped", "edgeswipectl", "edgeswipe-web", "edgeswipe-session"])
+          arguments: ["edgeswiped", "edgeswipectl", "edgeswipe-web", "edgeswipe-session", "edgeswipe-clients"])
     func noInternationalization(_ product: String) throws {
         let binary = Paths.products.appendingPathComponent(product)
         let dynamic = try run(URL(fileURLWithPath: "/usr/bin/readelf"), ["-d", "-W", binary.path])
