@@ -63,17 +63,29 @@ let package = Package(
         // Scripted fingers: the one way synthetic touches are written (tests, demo, benchmarks, e2e descriptions).
         .target(name: "EdgeSwipeFingerScript", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
 
-        // Live touch input: libinput and libevdev devices, evdev codes and decoding, the device filter, rotation at
-        // run time. Its C (libinput, libevdev, libudev) comes through CInput and nowhere else.
+        // Touch input as data: evdev codes and events, device descriptions and the frame decoder, the device filter,
+        // rotation at run time, input steps. No C: what replays recordings (edgeswipectl) links no device library.
+        .target(
+            name: "EdgeSwipeInput",
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeSystem",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        // Live touch input: libinput and libevdev devices (LiveTouchInput), read through the decoder above. Its C
+        // (libinput, libevdev, libudev, and libwacom's GLib with them) comes through CInput and nowhere else, and only
+        // the daemon links it.
         .systemLibrary(
             name: "CInput",
             pkgConfig: "libinput libevdev libudev",
             providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev"])]
         ),
         .target(
-            name: "EdgeSwipeInput",
+            name: "EdgeSwipeLiveInput",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeSystem", "CInput",
+                "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeInput", "CInput",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -142,7 +154,7 @@ let package = Package(
         .executableTarget(
             name: "edgeswiped",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeSeat", "EdgeSwipeBus", "EdgeSwipeConfig",
+                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeLiveInput", "EdgeSwipeRecordings", "EdgeSwipeSeat", "EdgeSwipeBus", "EdgeSwipeConfig",
                 "EdgeSwipeProtocol", "EdgeSwipeServer", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -297,14 +309,14 @@ let package = Package(
             name: "EdgeSwipeInputTests",
             // EdgeSwipeSeat: the accelerometer's orientations, as RotationControl receives them.
             dependencies: [
-                "EdgeSwipeInput", "EdgeSwipeSeat", "EdgeSwipeCore", "EdgeSwipeTestSupport", "EdgeSwipeInputTestSupport",
+                "EdgeSwipeInput", "EdgeSwipeLiveInput", "EdgeSwipeSeat", "EdgeSwipeCore", "EdgeSwipeTestSupport", "EdgeSwipeInputTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeRecordingsTests",
             dependencies: [
-                "EdgeSwipeRecordings", "EdgeSwipeInput", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport", "EdgeSwipeInputTestSupport",
+                "EdgeSwipeRecordings", "EdgeSwipeInput", "EdgeSwipeLiveInput", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport", "EdgeSwipeInputTestSupport",
             ],
             swiftSettings: strictSwift6),
         .testTarget(

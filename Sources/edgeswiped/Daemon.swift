@@ -2,6 +2,7 @@ import EdgeSwipeBus
 import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeLiveInput
 import EdgeSwipeRecordings
 import EdgeSwipeSeat
 import EdgeSwipeProtocol

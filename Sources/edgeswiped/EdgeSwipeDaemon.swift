@@ -2,6 +2,7 @@ import ArgumentParser
 import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeLiveInput
 import EdgeSwipeProtocol
 import EdgeSwipeServer
 import EdgeSwipeSystem

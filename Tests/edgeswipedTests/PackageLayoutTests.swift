@@ -128,4 +128,18 @@ struct PackageLayoutTests {
             #expect(!symbols.stdout.contains("$s30FoundationInternationalization"), "\(product) holds FoundationInternationalization")
         }
     }
+
+    /// The device libraries (libinput, libevdev, libudev, and through libinput's libwacom GLib) are the daemon's:
+    /// the clients replay recordings and draw, but open no device. Linked into the multi-call binary they cost
+    /// each client ~0.7 ms of start-up and the session 1.6 MB at rest (docs/PACKAGING.md, "What each byte is").
+    @Test("only the daemon links libinput, libevdev and libudev",
+          arguments: [("edgeswiped", true), ("edgeswipectl", false), ("edgeswipe-web", false), ("edgeswipe-session", false), ("edgeswipe-clients", false)])
+    func deviceLibraries(_ product: String, _ links: Bool) throws {
+        let dynamic = try run(URL(fileURLWithPath: "/usr/bin/readelf"), ["-d", "-W", Paths.products.appendingPathComponent(product).path])
+        #expect(dynamic.status == 0, "\(dynamic.stderr)")
+        let needed = dynamic.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+        for library in ["libinput.so", "libevdev.so", "libudev.so"] {
+            #expect(needed.contains { $0.contains("[\(library)") } == links, "\(product) and \(library)")
+        }
+    }
 }
