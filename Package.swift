@@ -228,7 +228,9 @@ let package = Package(
         ),
 
         // cairo, with which the session's overlay draws its frames into wl_shm buffers; only EdgeSwipeSession imports it.
-        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // Loaded when the overlay starts (dlopen), not linked: the clients are one binary, and linked, cairo's libraries
+        // cost every client's start 1.4 ms (Sources/CCairo/include/CCairo.h). Its headers: Debian's libcairo2-dev.
+        .target(name: "CCairo"),
 
         // The session client (`edgeswipe-session`): the user's rules (session.toml), matched against the daemon's
         // stream, and the effects they fire (compositor IPC, keys through the virtual keyboard, D-Bus, commands).
