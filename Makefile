@@ -94,7 +94,7 @@ MANOUT = $(SCRATCH_DIR)/man
 # Manual pages dated by the package's changelog when there is one (reproducible builds), else today.
 MANDATE = $(if $(SOURCE_DATE_EPOCH),--date $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%d))
 
-.PHONY: all build tools man test install uninstall deb print-swift-build-flags print-products
+.PHONY: all build installed tools man test install uninstall deb print-swift-build-flags print-products
 all: build
 
 # The flags of the build that `make install` ships, for scripts that build or measure the same binary
@@ -105,15 +105,20 @@ print-swift-build-flags:
 print-products:
 	@echo $(PRODUCTS)
 
-# What is installed: the multi-call binary and every product it does not run (the tools it runs are not built on
-# their own: the links stand for them).
+# Every product: the daemon, each client on its own (.build/release/edgeswipectl, to run from the tree) and the
+# multi-call binary.
 build:
+	for product in $(PRODUCTS); do $(SWIFT_BUILD) --product $$product || exit 1; done
+
+# What is installed: the multi-call binary and every product it does not run (the tools it runs are not built on
+# their own: the links stand for them). The package builds this (debian/rules).
+installed:
 	$(SWIFT_BUILD) --product $(MULTICALL)
 	$(list_linked) && for product in $(TOOLS); do \
 		case "$$linked" in *" $$product "*) ;; *) $(SWIFT_BUILD) --product $$product || exit 1 ;; esac; \
 	done
 
-tools: build
+tools: installed
 	rm -rf $(TOOLDIR) && mkdir -p $(TOOLDIR)
 	$(list_linked) && for product in $(TOOLS); do \
 		case "$$linked" in *" $$product "*) ln -s $(BIN)/$(MULTICALL) $(TOOLDIR)/$$product ;; \
@@ -142,7 +147,7 @@ test:
 deb:
 	scripts/package
 
-install: build man
+install: installed man
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(UDEVDIR) \
 		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/edgeswipe $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
