@@ -5,6 +5,8 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 BINDIR := $(PREFIX)/bin
+# Private files: the multi-call client binary (below).
+PKGLIBDIR := $(PREFIX)/lib/edgeswipe
 MANDIR := $(PREFIX)/share/man
 DOCDIR := $(PREFIX)/share/doc/edgeswipe
 ifeq ($(PREFIX),/usr)
@@ -74,6 +76,16 @@ BIN = $(shell $(SWIFT_BUILD) --show-bin-path)
 # executable product Package.swift declares (edgeswipe-bench is a target, not a product), every unit in systemd/
 # (edgeswiped and its per-seat template) and in systemd/user/.
 PRODUCTS := $(shell sed -n 's/^ *[.]executable.name: "\([^"]*\)".*/\1/p' Package.swift)
+# The clients are installed as one binary, MULTICALL in PKGLIBDIR, and each tool it runs (`edgeswipe-clients
+# --list`) as a link to it in BINDIR: linked apart, each carried its own Swift runtime, SwiftNIO and ArgumentParser
+# (docs/PACKAGING.md, "What each byte is"). Every other product (the daemon) is a binary of its own. TOOLS are what
+# a user runs: each has its manual page and completions.
+MULTICALL := edgeswipe-clients
+TOOLS := $(filter-out $(MULTICALL),$(PRODUCTS))
+# Each tool as installed, for the manual pages and completions: a link to MULTICALL or the product itself.
+TOOLDIR = $(SCRATCH_DIR)/installed-tools
+# Sets the shell's $linked to the tools the built MULTICALL runs, as " a b c " for a `case`.
+list_linked = linked=" $$($(BIN)/$(MULTICALL) --list | tr '\n' ' ') "
 SYSTEM_UNITS := $(notdir $(wildcard systemd/*.service systemd/*.socket))
 USER_UNITS := $(notdir $(wildcard systemd/user/*.service systemd/user/*.socket))
 # The manual pages scripts/man writes: daemons' in section 8, the commands' in section 1 (the file says which).
@@ -81,7 +93,7 @@ MANOUT = $(SCRATCH_DIR)/man
 # Manual pages dated by the package's changelog when there is one (reproducible builds), else today.
 MANDATE = $(if $(SOURCE_DATE_EPOCH),$(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%d))
 
-.PHONY: all build man test install uninstall deb print-swift-build-flags print-products install-gnome-extension
+.PHONY: all build installed tools man test install uninstall deb print-swift-build-flags print-products install-gnome-extension
 all: build
 
 # The GNOME Shell extension (gnome-shell-extension/README.md) goes where GNOME Shell finds system extensions. Its
@@ -99,17 +111,34 @@ print-swift-build-flags:
 print-products:
 	@echo $(PRODUCTS)
 
+# Every product: the daemon, each client on its own (.build/release/edgeswipectl, to run from the tree) and the
+# multi-call binary.
 build:
 	for product in $(PRODUCTS); do $(SWIFT_BUILD) --product $$product || exit 1; done
+
+# What is installed: the multi-call binary and every product it does not run (the tools it runs are not built on
+# their own: the links stand for them). The package builds this (debian/rules).
+installed:
+	$(SWIFT_BUILD) --product $(MULTICALL)
+	$(list_linked) && for product in $(TOOLS); do \
+		case "$$linked" in *" $$product "*) ;; *) $(SWIFT_BUILD) --product $$product || exit 1 ;; esac; \
+	done
+
+tools: installed
+	rm -rf $(TOOLDIR) && mkdir -p $(TOOLDIR)
+	$(list_linked) && for product in $(TOOLS); do \
+		case "$$linked" in *" $$product "*) ln -s $(BIN)/$(MULTICALL) $(TOOLDIR)/$$product ;; \
+			*) ln -s $(BIN)/$$product $(TOOLDIR)/$$product ;; esac || exit 1; \
+	done
 
 # Manual pages come from the command-line definitions: swift-argument-parser's generate-manual reads each built
 # tool's --experimental-dump-help (scripts/man; docs/man/ holds the same pages for a clone). It is a target of that
 # package, not a product, so it is built as its own root package, from the checkout SwiftPM already has, for this
 # machine only (its plugin would first build every product again, without our flags).
 SCRATCH_DIR = $(or $(SCRATCH_PATH),.build)
-man: build
+man: tools
 	rm -rf $(MANOUT)
-	SCRATCH_DIR=$(SCRATCH_DIR) SWIFT=$(SWIFT) scripts/man $(BIN) $(MANOUT) $(MANDATE)
+	SCRATCH_DIR=$(SCRATCH_DIR) SWIFT=$(SWIFT) scripts/man $(TOOLDIR) $(MANOUT) $(MANDATE)
 
 test:
 	scripts/test
@@ -120,11 +149,15 @@ deb:
 install-gnome-extension:
 	gnome-shell-extension/build $(GNOME_SHELL_EXTENSION_FORMAT) $(DESTDIR)$(GNOME_SHELL_EXTENSIONDIR)
 
-install: build man install-gnome-extension
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(UDEVDIR) \
+install: installed man install-gnome-extension
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(UDEVDIR) \
 		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/edgeswipe $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
-	for product in $(PRODUCTS); do install -m 0755 $(BIN)/$$product $(DESTDIR)$(BINDIR)/ || exit 1; done
+	install -m 0755 $(BIN)/$(MULTICALL) $(DESTDIR)$(PKGLIBDIR)/
+	$(list_linked) && for product in $(TOOLS); do \
+		case "$$linked" in *" $$product "*) ln -sfr $(DESTDIR)$(PKGLIBDIR)/$(MULTICALL) $(DESTDIR)$(BINDIR)/$$product ;; \
+			*) install -m 0755 $(BIN)/$$product $(DESTDIR)$(BINDIR)/ ;; esac || exit 1; \
+	done
 	for unit in $(SYSTEM_UNITS); do sed 's|/usr/local/bin|$(BINDIR)|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit || exit 1; done
 	for unit in $(USER_UNITS); do sed 's|/usr/local/bin|$(BINDIR)|g' systemd/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit || exit 1; done
 	chmod 0644 $(addprefix $(DESTDIR)$(UNITDIR)/,$(SYSTEM_UNITS)) $(addprefix $(DESTDIR)$(USERUNITDIR)/,$(USER_UNITS))
@@ -142,16 +175,18 @@ install: build man install-gnome-extension
 	[ -e $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml ] || \
 		{ scripts/system-config > $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml && \
 		  chmod 0644 $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml; }
-	for product in $(PRODUCTS); do \
+	for product in $(TOOLS); do \
 		page=$$(ls $(MANOUT)/$$product.[18]) && section=$${page##*.} && \
 		install -m 0644 $$page $(DESTDIR)$(MANDIR)/man$$section/ || exit 1; \
-		$(BIN)/$$product --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(BASHCOMPDIR)/$$product || exit 1; \
-		$(BIN)/$$product --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_$$product || exit 1; \
-		$(BIN)/$$product --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/$$product.fish || exit 1; \
+		$(TOOLDIR)/$$product --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(BASHCOMPDIR)/$$product || exit 1; \
+		$(TOOLDIR)/$$product --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_$$product || exit 1; \
+		$(TOOLDIR)/$$product --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/$$product.fish || exit 1; \
 	done
 
 uninstall:
-	for product in $(PRODUCTS); do \
+	rm -f $(DESTDIR)$(PKGLIBDIR)/$(MULTICALL)
+	-rmdir $(DESTDIR)$(PKGLIBDIR)
+	for product in $(TOOLS); do \
 		rm -f $(DESTDIR)$(BINDIR)/$$product $(DESTDIR)$(MANDIR)/man1/$$product.1 $(DESTDIR)$(MANDIR)/man8/$$product.8 \
 			$(DESTDIR)$(BASHCOMPDIR)/$$product $(DESTDIR)$(ZSHCOMPDIR)/_$$product $(DESTDIR)$(FISHCOMPDIR)/$$product.fish; \
 	done

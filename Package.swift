@@ -17,6 +17,8 @@ let package = Package(
         .executable(name: "edgeswipectl", targets: ["edgeswipectl"]),
         .executable(name: "edgeswipe-web", targets: ["edgeswipe-web"]),
         .executable(name: "edgeswipe-session", targets: ["edgeswipe-session"]),
+        // The three clients above in one binary, which the package installs them as (links to it): Makefile.
+        .executable(name: "edgeswipe-clients", targets: ["edgeswipe-clients"]),
         .library(name: "EdgeSwipeCore", targets: ["EdgeSwipeCore"]),
         .library(name: "EdgeSwipeProtocol", targets: ["EdgeSwipeProtocol"]),
         .library(name: "EdgeSwipeClient", targets: ["EdgeSwipeClient"]),
@@ -31,7 +33,9 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
+        // No traits: the default FullFoundation imports all of Foundation, and with it ICU's 34 MB of data, into the
+        // web bridge for URL-encoded forms' date formatters it never uses; ConfigurationSupport, swift-configuration.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.6.0"),
         // Hummingbird's header types (`HTTPFields`, `HTTPField.Name`), which the web bridge names itself.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
@@ -71,17 +75,29 @@ let package = Package(
         // Scripted fingers: the one way synthetic touches are written (tests, demo, benchmarks, e2e descriptions).
         .target(name: "EdgeSwipeFingerScript", dependencies: ["EdgeSwipeCore"], swiftSettings: strictSwift6),
 
-        // Live touch input: libinput and libevdev devices, evdev codes and decoding, the device filter, rotation at
-        // run time. Its C (libinput, libevdev, libudev) comes through CInput and nowhere else.
+        // Touch input as data: evdev codes and events, device descriptions and the frame decoder, the device filter,
+        // rotation at run time, input steps. No C: what replays recordings (edgeswipectl) links no device library.
+        .target(
+            name: "EdgeSwipeInput",
+            dependencies: [
+                "EdgeSwipeCore", "EdgeSwipeSystem",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        // Live touch input: libinput and libevdev devices (LiveTouchInput), read through the decoder above. Its C
+        // (libinput, libevdev, libudev, and libwacom's GLib with them) comes through CInput and nowhere else, and only
+        // the daemon links it.
         .systemLibrary(
             name: "CInput",
             pkgConfig: "libinput libevdev libudev",
             providers: [.apt(["libinput-dev", "libevdev-dev", "libudev-dev"])]
         ),
         .target(
-            name: "EdgeSwipeInput",
+            name: "EdgeSwipeLiveInput",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeSystem", "CInput",
+                "EdgeSwipeCore", "EdgeSwipeSystem", "EdgeSwipeInput", "CInput",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -158,7 +174,7 @@ let package = Package(
         .executableTarget(
             name: "edgeswiped",
             dependencies: [
-                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeSeat", "EdgeSwipeBus", "EdgeSwipeConfig",
+                "EdgeSwipeCore", "EdgeSwipeInput", "EdgeSwipeLiveInput", "EdgeSwipeRecordings", "EdgeSwipeSeat", "EdgeSwipeBus", "EdgeSwipeConfig",
                 "EdgeSwipeProtocol", "EdgeSwipeEngineWire", "EdgeSwipeServer", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -172,8 +188,10 @@ let package = Package(
             // binds: 1.7 MB of resident memory (docs/PERFORMANCE.md, "Memory").
             linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
         ),
-        .executableTarget(
-            name: "edgeswipectl",
+        // Each client is a module with one public entry point (CtlTool, WebTool, SessionTool), run by its own small
+        // executable and by the multi-call binary edgeswipe-clients, which is what the package installs.
+        .target(
+            name: "EdgeSwipeCtlTool",
             dependencies: [
                 "EdgeSwipeCore", "EdgeSwipePlot", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeConfig", "EdgeSwipeProtocol",
                 "EdgeSwipeEngineWire", "EdgeSwipeClient", "EdgeSwipeSystem",
@@ -182,9 +200,10 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
+        .executableTarget(name: "edgeswipectl", dependencies: ["EdgeSwipeCtlTool"], swiftSettings: strictSwift6),
 
         // `edgeswipectl plot`: what a replay decided, drawn as one SVG (a small writer of our own, no dependency).
-        .target(name: "EdgeSwipePlot", dependencies: ["EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeEngineWire"], swiftSettings: strictSwift6),
+        .target(name: "EdgeSwipePlot", dependencies: ["EdgeSwipeCore", "EdgeSwipeProtocol", "EdgeSwipeEngineWire", "EdgeSwipeSystem"], swiftSettings: strictSwift6),
 
         // The web bridge: one daemon client fanned out to browser tabs over HTTP and WebSocket. Its own executable,
         // so that the daemon and the CLI never link an HTTP server. The page and `edgeswipe.js` are embedded.
@@ -208,8 +227,8 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
-        .executableTarget(
-            name: "edgeswipe-web",
+        .target(
+            name: "EdgeSwipeWebTool",
             dependencies: [
                 "EdgeSwipeWeb", "EdgeSwipeClient", "EdgeSwipeVocabulary", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -218,6 +237,7 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
+        .executableTarget(name: "edgeswipe-web", dependencies: ["EdgeSwipeWebTool"], swiftSettings: strictSwift6),
 
         // The user's Wayland: libwayland-client and the glue `wayland-scanner` generates at build time from our own
         // protocol XML (protocols/*.xml, through the WaylandScanner plugin). Only EdgeSwipeSession imports it.
@@ -232,7 +252,9 @@ let package = Package(
         .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
 
         // cairo, with which the session's overlay draws its frames into wl_shm buffers; only EdgeSwipeSession imports it.
-        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // Loaded when the overlay starts (dlopen), not linked: the clients are one binary, and linked, cairo's libraries
+        // cost every client's start 1.4 ms (Sources/CCairo/include/CCairo.h). Its headers: Debian's libcairo2-dev.
+        .target(name: "CCairo"),
 
         // The session client's model, testable without a display: the user's rules (session.toml) and their parser,
         // effects as values, the key-chord grammar, `RuleMatcher` (the daemon's stream to the rules that fire), the
@@ -259,8 +281,8 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
-        .executableTarget(
-            name: "edgeswipe-session",
+        .target(
+            name: "EdgeSwipeSessionTool",
             dependencies: [
                 "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeClient", "EdgeSwipeTOML", "EdgeSwipeSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -271,6 +293,14 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6
+        ),
+        .executableTarget(name: "edgeswipe-session", dependencies: ["EdgeSwipeSessionTool"], swiftSettings: strictSwift6),
+        .executableTarget(
+            name: "edgeswipe-clients",
+            dependencies: ["EdgeSwipeCtlTool", "EdgeSwipeWebTool", "EdgeSwipeSessionTool", "EdgeSwipeCore", "EdgeSwipeSystem"],
+            swiftSettings: strictSwift6,
+            // As edgeswiped's: nothing looks up the binary's symbols, and an exported table costs the loader's time.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
         ),
 
         // Benchmarks (docs/PERFORMANCE.md): the workloads, and `edgeswipe-bench`, which runs the real daemon (it
@@ -317,14 +347,14 @@ let package = Package(
             name: "EdgeSwipeInputTests",
             // EdgeSwipeSeat: the accelerometer's orientations, as RotationControl receives them.
             dependencies: [
-                "EdgeSwipeInput", "EdgeSwipeSeat", "EdgeSwipeCore", "EdgeSwipeTestSupport", "EdgeSwipeInputTestSupport",
+                "EdgeSwipeInput", "EdgeSwipeLiveInput", "EdgeSwipeSeat", "EdgeSwipeCore", "EdgeSwipeTestSupport", "EdgeSwipeInputTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6),
         .testTarget(
             name: "EdgeSwipeRecordingsTests",
             dependencies: [
-                "EdgeSwipeRecordings", "EdgeSwipeInput", "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport",
+                "EdgeSwipeRecordings", "EdgeSwipeInput", "EdgeSwipeLiveInput", "EdgeSwipeCore", "EdgeSwipeFingerScript", "EdgeSwipeTestSupport",
                 "EdgeSwipeInputTestSupport",
             ],
             swiftSettings: strictSwift6),

@@ -23,9 +23,11 @@ public enum ConfigParser {
 
         let daemonSection = try top.section("daemon")
         try daemonSection.only(["tick_hz", "seat", "max_clients", "max_clients_per_user", "stall_timeout_s"])
+        let seat = try daemonSection.string("seat", default: "seat0", nonEmpty: true) ?? "seat0"
+        if let problem = DaemonSettings.seatNameProblem(seat) { throw daemonSection.error("seat", "'seat' \(problem) (got \"\(seat)\")") }
         let daemon = DaemonSettings(
             tickHz: try daemonSection.int("tick_hz", default: 120, in: 1...1000) ?? 120,
-            seat: try daemonSection.string("seat", default: "seat0", nonEmpty: true) ?? "seat0",
+            seat: seat,
             maxClients: try daemonSection.int("max_clients", default: 1024, in: 1...65536) ?? 1024,
             maxClientsPerUser: try daemonSection.int("max_clients_per_user", default: 64, in: 1...65536) ?? 64,
             stallTimeoutSeconds: try daemonSection.int("stall_timeout_s", default: 30, in: 1...3600) ?? 30)

@@ -32,6 +32,8 @@ public struct EdgeSwipeSettings: Hashable, Sendable {
 
 public struct DaemonSettings: Hashable, Sendable {
     public var tickHz: Int = 120
+    /// libinput's udev seat and the logind seat whose active session `active-session` admits: a name
+    /// ``seatNameProblem(_:)`` accepts.
     public var seat: String = "seat0"
     /// Clients connected at once; past it a newcomer gets `goodbye` `too-many-clients`.
     public var maxClients: Int = 1024
@@ -47,6 +49,30 @@ public struct DaemonSettings: Hashable, Sendable {
         self.maxClientsPerUser = maxClientsPerUser
         self.stallTimeoutSeconds = stallTimeoutSeconds
     }
+
+    /// What is wrong with `name` as a seat, or `nil`: logind's rule (`seat_name_is_valid`), `seat` and then at
+    /// least one ASCII letter, digit, `-` or `_`, at most 255 bytes in all, which is what udev's `ID_SEAT` and
+    /// `loginctl attach` can hold. The per-seat units pass their instance name as the seat and build the socket's
+    /// and the state directory's paths from it, so a name that is not a seat (`..`, `edgeswipe`, one with `/` or
+    /// dots) is refused here, before it can name a path that escapes or collides with another daemon's.
+    public static func seatNameProblem(_ name: String) -> String? {
+        let bytes = Array(name.utf8)
+        let prefix = Array("seat".utf8)
+        let allowed: (UInt8) -> Bool = { b in
+            (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
+                || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "-") || b == UInt8(ascii: "_")
+        }
+        guard bytes.count > prefix.count, bytes.starts(with: prefix), bytes.allSatisfy(allowed) else {
+            return "is not a seat name: a seat is 'seat' followed by letters, digits, '-' or '_' (seat0, seat1, seat-kiosk)"
+        }
+        guard bytes.count <= maxSeatNameBytes else {
+            return "is not a seat name: \(bytes.count) characters, where a seat has at most \(maxSeatNameBytes)"
+        }
+        return nil
+    }
+
+    /// logind's limit on a seat name's length.
+    public static let maxSeatNameBytes = 255
 }
 
 /// Which devices are opened. Entries match a device's name, its event-node path, or a udev property given as

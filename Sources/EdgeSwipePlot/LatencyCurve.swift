@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Latency against client count, drawn as `edgeswipe-bench` measured it: p50 and p99 for each client count on
 /// log-log axes, the same run's 1-hop floor beside them, and each target as the latency it allows (a ratio to that

@@ -1,6 +1,6 @@
 import EdgeSwipeCore
 import EdgeSwipeProtocol
-import Foundation
+import EdgeSwipeSystem
 
 /// Draws ``PlotData`` as one SVG of four figures, each with a title, axes with units and a legend:
 /// 1. the touches on each device, to scale, over its shaded edge zones;
@@ -453,6 +453,6 @@ public struct PlotRenderer {
         let room = Int(width / (fontSize * (bold ? 0.62 : 0.58)))
         return text.count > room ? String(text.prefix(max(1, room - 1))) + "…" : text
     }
-    private func fixed(_ v: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", v) }
+    private func fixed(_ v: Double, _ digits: Int) -> String { String(cFormat: "%.\(digits)f", v) }
     private func plural(_ n: Int) -> String { n == 1 ? "" : "s" }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import EdgeSwipeSystem
+import Glibc
 
 /// A small SVG writer: elements with attributes, written straight into a string.
 ///
@@ -102,7 +103,7 @@ public struct SVGWriter {
     public static func number(_ x: Double) -> String {
         guard x.isFinite else { return "0" }
         let hundredths = (x * 100).rounded()
-        guard abs(hundredths) < 9e15 else { return String(format: "%.0f", x) }
+        guard abs(hundredths) < 9e15 else { return String(cFormat: "%.0f", x) }
         let n = Int64(hundredths)
         let sign = n < 0 ? "-" : ""
         let a = n.magnitude

@@ -1,7 +1,7 @@
 public import EdgeSwipeClient
 public import EdgeSwipeProtocol
 import EdgeSwipeSystem
-import Foundation
+import Glibc
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -350,10 +350,10 @@ final class FirstConnection: Sendable {
     }
 
     func outcome(socket daemon: DaemonSocket, control: Bool, timeout: Duration) async throws(BridgeError) {
-        guard daemon.paths.contains(where: { FileManager.default.fileExists(atPath: $0) }) else {
+        guard daemon.paths.contains(where: { access($0, F_OK) == 0 }) else {
             throw .noDaemon(socket: daemon.description)
         }
-        let socket = daemon.current { FileManager.default.fileExists(atPath: $0) }
+        let socket = daemon.current { access($0, F_OK) == 0 }
         let state = self.state
         await withTaskGroup(of: Void.self) { group in
             group.addTask {

@@ -3,6 +3,7 @@ import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeEngineWire
 import EdgeSwipeInput
+import EdgeSwipeLiveInput
 import EdgeSwipeRecordings
 import EdgeSwipeSeat
 import EdgeSwipeProtocol

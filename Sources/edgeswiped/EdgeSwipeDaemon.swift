@@ -2,6 +2,7 @@ import ArgumentParser
 import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeLiveInput
 import EdgeSwipeProtocol
 import EdgeSwipeServer
 import EdgeSwipeSystem
@@ -72,7 +73,7 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Socket path.", discussion: "Default: $XDG_RUNTIME_DIR/edgeswipe.sock, or /run/edgeswipe/edgeswipe.sock when run as root. Ignored under systemd socket activation.", valueName: "path"))
     var socket: String?
 
-    @Option(name: .long, help: ArgumentHelp("libinput seat for the udev backend (default: the configuration's, seat0).", valueName: "seat"))
+    @Option(name: .long, help: ArgumentHelp("libinput seat for the udev backend (default: the configuration's, seat0).", discussion: "A logind seat name: 'seat' followed by letters, digits, '-' or '_'.", valueName: "seat"))
     var seat: String?
 
     @Option(name: .customLong("device"), help: ArgumentHelp("Read only this event node, through libinput's path backend; repeatable.", valueName: "/dev/input/eventN"))
@@ -128,6 +129,11 @@ struct EdgeSwipeDaemon: AsyncParsableCommand {
         if desc != nil && replay.isEmpty { throw ValidationError("--desc goes with --replay") }
         if loop && replay.isEmpty { throw ValidationError("--loop goes with --replay") }
         if inTurn && replay.isEmpty { throw ValidationError("--in-turn goes with --replay") }
+        // edgeswiped@SEAT.service passes its instance name here and names its socket and state directory after it:
+        // an instance that is not a seat stops before it can share another daemon's paths or run without its state.
+        if let seat, let problem = DaemonSettings.seatNameProblem(seat) {
+            throw ValidationError("--seat '\(seat)' \(problem); the per-seat units pass their instance name, so edgeswiped@\(seat).service cannot run")
+        }
     }
 
     func run() async throws {

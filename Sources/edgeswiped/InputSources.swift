@@ -1,6 +1,7 @@
 import EdgeSwipeConfig
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeLiveInput
 import EdgeSwipeRecordings
 import Logging
 

@@ -92,9 +92,6 @@ struct ConfigFuzzRegressionTests {
     func lookalikesAccepted() throws {
         let text = """
             [ daemon ]
-            seat = '''
-            [#]
-            '''
             tick_hz = 60 # [=]
 
             ["transition"]
@@ -109,9 +106,15 @@ struct ConfigFuzzRegressionTests {
             allow = [
               "[#] not a header",
             ]
+
+            [[devices.override]]
+            match = '''
+            [#]
+            '''
             """
         let settings = try ConfigParser.parse(text, file: "c.toml")
-        #expect(settings.daemon.seat == "[#]\n")
+        #expect(settings.daemon.tickHz == 60)
+        #expect(settings.devices.overrides.map(\.match) == ["[#]\n"])
         #expect(settings.engine.bindings.count == 1)
     }
 }

@@ -1,5 +1,6 @@
 import EdgeSwipeCore
 import EdgeSwipeInput
+import EdgeSwipeLiveInput
 import EdgeSwipeInputTestSupport
 import Logging
 import Testing

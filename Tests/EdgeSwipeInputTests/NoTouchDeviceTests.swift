@@ -1,4 +1,5 @@
 import EdgeSwipeInput
+import EdgeSwipeLiveInput
 import Glibc
 import Testing
 

@@ -2,6 +2,7 @@ import EdgeSwipeCore
 import EdgeSwipeTestSupport
 import Testing
 @testable import EdgeSwipeInput
+@testable import EdgeSwipeLiveInput
 @testable import EdgeSwipeRecordings
 
 /// Multi-finger swipes in real recordings, replayed offline: the detector emulates libinput's swipes from the

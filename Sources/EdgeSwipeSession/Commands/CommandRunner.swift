@@ -111,49 +111,17 @@ struct SpawnedCommand: Sendable {
     let process: ProcessDescriptor
     let output: FileDescriptor
 
-    /// `posix_spawnp` of `argv` in a process group of its own, stdin from /dev/null, stdout and stderr into a pipe,
-    /// signals at their defaults and unblocked (NIO ignores SIGPIPE; the command must not inherit that).
+    /// `argv` in a process group of its own (``Spawn``), stdin from /dev/null, stdout and stderr into a pipe.
     init(argv: [String], environment: [String: String]) throws(SystemCallError) {
         let (readEnd, writeEnd): (FileDescriptor, FileDescriptor)
         do { (readEnd, writeEnd) = try typedPipe() } catch { throw SystemCallError("pipe", error) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, writeEnd.rawValue, 1)
-        posix_spawn_file_actions_adddup2(&actions, writeEnd.rawValue, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var all = sigset_t()
-        sigfillset(&all)
-        sigdelset(&all, SIGKILL)
-        sigdelset(&all, SIGSTOP)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-        let cArgv = argv.map { strdup($0) } + [nil]
-        let cEnv = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for p in cArgv { free(p) }
-            for p in cEnv { free(p) }
-        }
-        var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, argv[0], &actions, &attributes, cArgv, cEnv)
-        try? writeEnd.close()
-        guard rc == 0 else {
+        defer { try? writeEnd.close() }
+        do {
+            process = try Spawn.start(argv, environment: environment, stdin: .null, stdout: .descriptor(writeEnd),
+                                      stderr: .descriptor(writeEnd), ownProcessGroup: true)
+        } catch {
             try? readEnd.close()
-            throw SystemCallError("posix_spawnp \(argv[0])", Errno(rawValue: rc))
-        }
-        do { process = try ProcessDescriptor(pid: pid) } catch {
-            _ = kill(-pid, SIGKILL)
-            var status: Int32 = 0
-            _ = waitpid(pid, &status, 0)
-            try? readEnd.close()
-            throw SystemCallError("pidfd_open", error)
+            throw error
         }
         output = readEnd
     }

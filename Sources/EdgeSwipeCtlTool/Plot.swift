@@ -3,7 +3,7 @@ import EdgeSwipeCore
 import EdgeSwipeInput
 import EdgeSwipePlot
 import EdgeSwipeSystem
-import Foundation
+import Glibc
 import SystemPackage
 
 /// Replays recordings exactly as `replay` does and draws what was decided, as one SVG (or PNG).
@@ -35,7 +35,7 @@ struct Plot: ParsableCommand {
             recorder.record(event)
         }
         try replay.checkStreams()
-        let names = input.files.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
+        let names = input.files.map { FilePath($0).lastComponent?.string ?? $0 }.joined(separator: ", ")
         let svg = PlotRenderer(title: "EdgeSwipe: \(names) (configuration: \(input.config ?? "built-in"))").svg(recorder.data)
         if png {
             try writePNG(svg, to: pngOutput())
@@ -57,34 +57,45 @@ struct Plot: ParsableCommand {
     /// Where the PNG goes: `-o plot.svg --png` asks for a PNG and names an SVG, so the PNG is written beside it
     /// as `plot.png` (said on standard error) rather than as PNG bytes in a file called `.svg`.
     func pngOutput() -> String {
-        let name = output as NSString
-        guard name.pathExtension.lowercased() == "svg" else { return output }
-        let renamed = name.deletingPathExtension + ".png"
-        warn("edgeswipectl: --png: writing \(renamed) (a PNG, not \(output))")
-        return renamed
+        var renamed = FilePath(output)
+        guard renamed.extension?.lowercased() == "svg" else { return output }
+        renamed.extension = "png"
+        warn("edgeswipectl: --png: writing \(renamed.string) (a PNG, not \(output))")
+        return renamed.string
     }
 
     /// Converts through `rsvg-convert`, fed on standard input, so that no temporary SVG is left behind.
     private func writePNG(_ svg: String, to output: String) throws {
-        let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map { "\($0)/rsvg-convert" }
-        guard let tool = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        let path = ProcessEnvironment.current()["PATH"] ?? "/usr/bin:/bin"
+        let candidates: [String] = path.split(separator: ":").map { "\($0)/rsvg-convert" }
+        guard let tool = candidates.first(where: { access($0, X_OK) == 0 }) else {
             warn("edgeswipectl: --png needs rsvg-convert, which is not installed (Debian and Ubuntu: apt install librsvg2-bin); without --png the plot is written as SVG")
             throw ExitCode(CtlExit.unavailable)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["--format", "png", "--output", output]
-        let input = Pipe()
-        process.standardInput = input
-        do { try process.run() } catch {
-            warn("edgeswipectl: cannot run \(tool): \(error.localizedDescription)")
+        let status: ProcessDescriptor.ExitStatus
+        do throws(SystemCallError) {
+            let (readEnd, writeEnd): (FileDescriptor, FileDescriptor)
+            do { (readEnd, writeEnd) = try FileDescriptor.pipe(options: [.closeOnExec]) } catch { throw SystemCallError("pipe", error) }
+            let process: ProcessDescriptor
+            do throws(SystemCallError) {
+                defer { try? readEnd.close() }
+                process = try Spawn.start([tool, "--format", "png", "--output", output], stdin: .descriptor(readEnd))
+            } catch {
+                try? writeEnd.close()
+                throw error
+            }
+            // A converter that exits early (a full disk) closes the pipe: what it did not read is an EPIPE for the
+            // write, not a SIGPIPE that would end edgeswipectl before it says why (its own status does).
+            signal(SIGPIPE, SIG_IGN)
+            _ = try? writeEnd.writeAll(Array(svg.utf8))
+            try? writeEnd.close()
+            do { status = try process.reap() } catch { throw SystemCallError("waitpid \(tool)", error) }
+        } catch {
+            warn("edgeswipectl: cannot run \(tool): \(error)")
             throw ExitCode(CtlExit.unavailable)
         }
-        input.fileHandleForWriting.write(Data(svg.utf8))
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            warn("edgeswipectl: rsvg-convert failed (exit \(process.terminationStatus)) writing \(output)")
+        guard status == .exited(0) else {
+            warn("edgeswipectl: rsvg-convert failed (\(status)) writing \(output)")
             throw ExitCode(CtlExit.cannotCreate)
         }
     }

@@ -3,15 +3,13 @@ import EdgeSwipeClient
 import EdgeSwipeVocabulary
 import EdgeSwipeSystem
 import EdgeSwipeWeb
-import Foundation
 import Logging
 import SystemPackage
 
 /// `edgeswipe-web`: serves a page that draws the daemon's transitions, from one daemon connection.
-@main
 struct EdgeSwipeWebCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "edgeswipe-web",
+        commandName: WebTool.name,
         abstract: "Serve a web page that draws edgeswiped's transitions live, and edgeswipe.js for kiosk pages.",
         discussion: """
             It is one ordinary client of the daemon (the daemon's access rules apply to the user who runs it), \

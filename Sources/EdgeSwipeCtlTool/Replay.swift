@@ -6,7 +6,7 @@ import EdgeSwipeInput
 import EdgeSwipeRecordings
 import EdgeSwipeProtocol
 import EdgeSwipeSystem
-import Foundation
+import Glibc
 import SystemPackage
 
 /// Runs recordings through the whole pipeline offline, on the recording's own virtual time.
@@ -115,7 +115,7 @@ struct OfflineReplay {
         }
         var recordings: [Recording] = []
         for file in files {
-            guard FileManager.default.isReadableFile(atPath: file) else {
+            guard access(file, R_OK) == 0 else {
                 warn("edgeswipectl: \(file): cannot read the file")
                 throw ExitCode(CtlExit.noInput)
             }
@@ -187,14 +187,14 @@ struct ReadableLog {
     private mutating func stamp(_ t: MonotonicInstant) -> String {
         let origin = start ?? t
         start = origin
-        return String(format: "%9.3fs", (t - origin).seconds)
+        return String(cFormat: "%9.3fs", (t - origin).seconds)
     }
 
     mutating func line(for event: EngineEvent) -> String? {
         switch event {
         case .device(let d):
             let size = d.device.hasPhysicalSize
-                ? String(format: "%.0fx%.0f mm", d.device.size.width.value, d.device.size.height.value) : "size unknown"
+                ? String(cFormat: "%.0fx%.0f mm", d.device.size.width.value, d.device.size.height.value) : "size unknown"
             return "\(stamp(d.time)) device \(d.change.rawValue): \(d.device.id.rawValue) \"\(d.device.name)\" \(d.device.kind.rawValue), \(size)"
         case .gesture(let g):
             guard g.state != .changed else { return nil }
@@ -218,7 +218,7 @@ struct ReadableLog {
                 let driver = t.swipe.map { ", \(t.swipeFingers ?? 0)-finger swipe \($0.rawValue)" } ?? t.edge.map { ", \($0.rawValue) edge" } ?? ""
                 line += t.interactive ? " (interactive\(driver))" : " (requested)"
             case .finishing, .cancelling:
-                line += String(format: ", velocity %.2f/s", t.velocity.value)
+                line += String(cFormat: ", velocity %.2f/s", t.velocity.value)
                 if let a = t.animation { line += ", \(a.curve.name) over \(a.duration.value / 1000) ms" }
             case .completed: completed += 1
             case .cancelled: cancelled += 1
@@ -248,6 +248,6 @@ struct ReadableLog {
         "\(gestures) gesture\(gestures == 1 ? "" : "s") began; \(completed) transition\(completed == 1 ? "" : "s") completed, \(cancelled) cancelled"
     }
 
-    private func f1(_ x: Double) -> String { String(format: "%.1f", x) }
-    private func f2(_ x: Double) -> String { String(format: "%.2f", x) }
+    private func f1(_ x: Double) -> String { String(cFormat: "%.1f", x) }
+    private func f2(_ x: Double) -> String { String(cFormat: "%.2f", x) }
 }

@@ -1,3 +1,4 @@
+public import EdgeSwipeInput
 import Glibc
 import SystemPackage
 

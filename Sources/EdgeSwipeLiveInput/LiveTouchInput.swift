@@ -1,5 +1,6 @@
 import CInput
 public import EdgeSwipeCore
+public import EdgeSwipeInput
 public import Logging
 
 #if canImport(Glibc)

@@ -12,10 +12,9 @@ import SystemPackage
 import UnixSignals
 
 /// `edgeswipe-session`: the user's rules, carried out in their graphical session.
-@main
 struct EdgeSwipeSessionCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "edgeswipe-session",
+        commandName: SessionTool.name,
         abstract: "Turn edgeswiped's decided transitions into workspace switches, keys, D-Bus calls and commands.",
         discussion: """
             Run it in your graphical session (systemctl --user enable --now edgeswipe-session.service). It is an \

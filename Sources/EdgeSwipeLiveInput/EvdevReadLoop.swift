@@ -1,4 +1,5 @@
 import EdgeSwipeCore
+public import EdgeSwipeInput
 
 // The pure half of the libevdev touchpad path: libevdev's read protocol as a value that touches no C, so it is
 // unit-tested with scripted reads (this machine has no devices). Libevdev.swift makes the calls.

@@ -1,5 +1,6 @@
 import CInput
 import EdgeSwipeCore
+import EdgeSwipeInput
 import Logging
 
 import Glibc

@@ -1,4 +1,5 @@
 import CInput
+import EdgeSwipeInput
 import Glibc
 
 // libudev, each pointer owned by one final class and released in its deinit.

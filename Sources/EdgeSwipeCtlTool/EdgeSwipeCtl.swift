@@ -4,10 +4,9 @@ import EdgeSwipeCore
 import EdgeSwipeSystem
 import SystemPackage
 
-@main
 struct EdgeSwipeCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "edgeswipectl",
+        commandName: CtlTool.name,
         abstract: "Watch and drive edgeswiped, and replay touch recordings offline.",
         discussion: """
             Exit status: 0 success; 1 the daemon refused a request (the error is printed); 64 a usage error; 65 a \

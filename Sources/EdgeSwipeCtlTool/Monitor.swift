@@ -164,7 +164,7 @@ struct MonitorView {
                 if let reason = g.reason { line += ": \(reason)" }
                 if let why = g.blocked {
                     line += ", blocked: \(why)"
-                    if let mm = g.overscrollMM { line += String(format: ", overscroll %.1f mm", mm) }
+                    if let mm = g.overscrollMM { line += String(cFormat: ", overscroll %.1f mm", mm) }
                     if let a = g.animation { line += ", springs back over \(a.durationUS / 1000) ms" }
                 }
                 log(line)
@@ -250,7 +250,7 @@ struct MonitorView {
             let mm = g.overscrollMM ?? 0
             let filled = min(20, Int((mm * 4).rounded()))
             let bar = String(repeating: "▓", count: filled) + String(repeating: "░", count: 20 - filled)
-            return "[device \(g.device)] \(Self.name(of: g)) blocked \(bar) \(String(format: "%.1f", mm)) mm"
+            return "[device \(g.device)] \(Self.name(of: g)) blocked \(bar) \(String(cFormat: "%.1f", mm)) mm"
         }
         let all = bars + bands
         eraseStatus()

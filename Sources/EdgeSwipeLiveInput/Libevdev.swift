@@ -1,6 +1,6 @@
 import CInput
 import EdgeSwipeCore
-
+import EdgeSwipeInput
 import Glibc
 import EdgeSwipeSystem
 import SystemPackage
