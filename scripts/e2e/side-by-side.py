@@ -3,12 +3,12 @@
 
     side-by-side DIR --socket SOCK --gid GID --out OUT [--lisgd-size 1280x720]
 
-DIR holds swipes.evemu and plan.json (scripts/e2e/make-scenarios). edgeswiped must already be serving SOCK. This
-script creates the touchscreen from the recording's description (scripts/e2e/uinput-play does the uinput part),
+DIR holds swipes.evemu and plan.json (scripts/e2e/make-scenarios.py). edgeswiped must already be serving SOCK. This
+script creates the touchscreen from the recording's description (scripts/e2e/uinput-play.py does the uinput part),
 waits for edgeswiped to announce it, starts two lisgd instances on its node (one with release-mode bindings, as
 lisgd is normally run, one with pressed-mode bindings), then plays the swipes one at a time: each once both
 daemons are done with the one before (edgeswiped's transition has ended, lisgd has run its command or not, and no
-lisgd command is still running). It never judges; scripts/e2e/check does, on the host.
+lisgd command is still running). It never judges; scripts/e2e/check.py does, on the host.
 
 Clocks, all CLOCK_MONOTONIC:
 - kernel: the timestamps evdev gives this script's own reader of the node, after EVIOCSCLOCKID(CLOCK_MONOTONIC)

@@ -3,8 +3,8 @@
 # daemon with (in .build-bench, so it does not disturb the debug build), and runs the process-level benchmarks; extra arguments go to edgeswipe-bench. The JSON goes to stdout and, with
 # BENCH_OUT=FILE, to that file too. See docs/PERFORMANCE.md.
 #
-#   scripts/bench                    # the full run, about two minutes: one JSON object
-#   scripts/bench --only pipeline    # one section
+#   scripts/bench.sh                    # the full run, about two minutes: one JSON object
+#   scripts/bench.sh --only pipeline    # one section
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCRATCH="${BENCH_SCRATCH:-.build-bench}"
