@@ -4,7 +4,7 @@
 # build), and runs the process-level benchmarks; extra arguments go to edgeswipe-bench. The JSON goes to stdout
 # and, with BENCH_OUT=FILE, to that file too. See docs/PERFORMANCE.md.
 #
-#   scripts/bench.sh                    # the full run, about two minutes: one JSON object
+#   scripts/bench.sh                    # the full run, about eight minutes: one JSON object
 #   scripts/bench.sh --only pipeline    # one section
 #   scripts/bench.sh --only session overlay web    # the clients: edgeswipe-session (+ its overlay on headless sway), edgeswipe-web
 set -euo pipefail

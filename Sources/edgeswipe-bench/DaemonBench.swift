@@ -69,7 +69,7 @@ final class DaemonBench {
             if line.starts(with: Array(#"{"type":"lifecycle""#.utf8)) {
                 essential += 1
             } else if line.starts(with: Array(#"{"type":"gesture""#.utf8)) || line.starts(with: Array(#"{"type":"transition""#.utf8)),
-                ReaderThread.find(Array(#""progress":false"#.utf8), in: line) != nil {
+                LineBytes.find(Array(#""progress":false"#.utf8), in: line) != nil {
                 essential += 1
             }
         }

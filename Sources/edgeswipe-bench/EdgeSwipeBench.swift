@@ -15,12 +15,14 @@ import Glibc
 struct EdgeSwipeBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edgeswipe-bench",
-        abstract: "Measures edgeswiped: pipeline throughput, latency to 1-1000 clients, idle cost, memory, start-up, allocations.",
+        abstract: "Measures edgeswiped (pipeline throughput, latency to 1-1000 clients, idle cost, memory, start-up, allocations) and its clients.",
         discussion: """
             Runs the pipeline in-process on the real recordings (../shared/recordings, when present) and a \
             synthetic 10-finger 240 Hz stream; starts the real edgeswiped (next to this binary, or --daemon) with \
-            --replay on Unix sockets in a temp dir for the latency, idle, memory and start-up figures. Takes about \
-            four minutes (latency in three rounds, each with its floors). See docs/PERFORMANCE.md.
+            --replay on Unix sockets in a temp dir for the latency, idle, memory and start-up figures; and the real \
+            clients (next to the daemon, or --clients-dir) for the session, overlay and web sections, each beside \
+            its floor: a bare C client, the compositor's frame interval on headless sway, socat. Takes about eight \
+            minutes (latency in three rounds, each with its floors; the clients about four). See docs/PERFORMANCE.md.
             """)
 
     @Flag(name: .long, help: "Print one JSON object on stdout (progress goes to stderr).")

@@ -1,3 +1,4 @@
+import EdgeSwipeBenchSupport
 import EdgeSwipeProtocol
 import EdgeSwipeSystem
 import Foundation

@@ -1,3 +1,4 @@
+import EdgeSwipeBenchSupport
 import Dispatch
 import EdgeSwipeProtocol
 import EdgeSwipeSystem
@@ -37,7 +38,7 @@ struct SessionSection {
         log("session: capturing the demo's lines from the real daemon")
         let lines = try daemon.capture(root + "/demo/edgeswipe-demo.evemu", speed: 8).map(CapturedLine.init)
         let hello = lines[0]
-        guard let first = lines.first(where: { $0.type == "transition" && ReaderThread.find(Array(#""edge":"left""#.utf8), in: $0.bytes[...]) != nil }),
+        guard let first = lines.first(where: { $0.type == "transition" && LineBytes.find(Array(#""edge":"left""#.utf8), in: $0.bytes[...]) != nil }),
             let id = first.transition
         else { throw BenchError("the demo's capture holds no left-edge transition") }
         var swipe: [CapturedLine] = []

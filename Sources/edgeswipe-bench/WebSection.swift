@@ -1,3 +1,4 @@
+import EdgeSwipeBenchSupport
 import EdgeSwipeProtocol
 import EdgeSwipeSystem
 import Foundation
@@ -92,7 +93,7 @@ struct WebSection {
         var daemonLatency: [Int64] = [], floor: [Int64] = [], added: [Int64] = []
         for (line, t) in direct.arrivals {
             if line.starts(with: Array(#"{"type":"transition""#.utf8)) || line.starts(with: Array(#"{"type":"gesture""#.utf8)),
-                let time = ReaderThread.timeUS(in: line[...]) {
+                let time = LineBytes.timeUS(in: line[...]) {
                 daemonLatency.append(Int64(clamping: t) - Int64(clamping: time))
             }
             if let r = relayed.arrivals[line] { floor.append(Int64(clamping: r) - Int64(clamping: t)) }
@@ -159,7 +160,7 @@ struct ArrivalReader {
         let end = Array("\r\n\r\n".utf8)
         var buffer = [UInt8](repeating: 0, count: 4096)
         let deadline = monotonicSeconds() + 10
-        while ReaderThread.find(end, in: head[...]) == nil {
+        while LineBytes.find(end, in: head[...]) == nil {
             var p = pollfd(fd: s, events: Int16(POLLIN), revents: 0)
             let n = poll(&p, 1, 200) > 0 ? buffer.withUnsafeMutableBytes { read(s, $0.baseAddress, $0.count) } : -1
             if n > 0 { head += buffer[0..<n] }
@@ -168,7 +169,7 @@ struct ArrivalReader {
                 throw BenchError("the bridge did not answer the WebSocket upgrade of \(name)")
             }
         }
-        guard let split = ReaderThread.find(end, in: head[...]),
+        guard let split = LineBytes.find(end, in: head[...]),
             let status = String(decoding: head[..<split], as: UTF8.self).split(separator: "\r\n").first, status.contains(" 101 ")
         else {
             close(s)
@@ -216,7 +217,7 @@ struct ArrivalReader {
     /// Records the first arrival of `line` without its `"seq":N,` (each connection numbers its own lines).
     private mutating func arrived(_ line: ArraySlice<UInt8>, at now: UInt64) {
         var key = Array(line)
-        if let at = ReaderThread.find(Self.seqKey, in: line).map({ $0 - line.startIndex }) {
+        if let at = LineBytes.find(Self.seqKey, in: line).map({ $0 - line.startIndex }) {
             var end = at + Self.seqKey.count
             while end < key.count, key[end] >= 48, key[end] <= 57 { end += 1 }
             if end < key.count, key[end] == UInt8(ascii: ",") { end += 1 }
