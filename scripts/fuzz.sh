@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh [-t SECONDS] [-n RUNS] [-c CPU-SECONDS] [-j JOBS] [--fresh] [TARGET...] [-- LIBFUZZER-FLAG...]
 #   scripts/fuzz.sh SECONDS [TARGET...]         # the short form: SECONDS per target (CI: scripts/fuzz.sh 30)
 #   scripts/fuzz.sh --list                      # the targets, their input caps and seed counts
-#   scripts/fuzz.sh --merge [TARGET...]         # fold what long runs learnt into Fuzz/merged/<target>/ (to commit)
+#   scripts/fuzz.sh --merge [TARGET...]         # fold what long runs learnt into Fuzz/corpus/<target>/found-* (to commit)
 #
 #   -t SECONDS   per target (libFuzzer -max_total_time; default 60 unless -n is given)
 #   -n RUNS      executions per target (-runs); with -t too, whichever comes first (the long runs:
@@ -15,9 +15,10 @@
 #                scripts/fuzz.sh -n 10000000 -c 7200: 10 million executions or 2 CPU hours a target; one job only)
 #   -j JOBS      parallel fuzzing processes per target (-jobs/-workers; default FUZZ_JOBS or 1)
 #   --fresh      start from the committed corpus only, forgetting what earlier runs added (for measurements)
-#   --merge      run nothing: for each target, add to Fuzz/merged/<target>/ the inputs of $FUZZ_SCRATCH/corpus/<target>
-#                that reach a coverage edge the committed seeds and merged inputs do not (libFuzzer's -merge=1 with
-#                -use_counters=0: edges, not hit counts, so a 3,500-input run folds into a few hundred small files)
+#   --merge      run nothing: for each target, add to Fuzz/corpus/<target>/ the inputs of $FUZZ_SCRATCH/corpus/<target>
+#                that reach a coverage edge the committed corpus and regressions do not, as found-<SHA-1> (libFuzzer's
+#                -merge=1 with -use_counters=0: edges, not hit counts, so a 3,500-input run folds into a few hundred
+#                small files)
 #
 # Targets (all by default):
 #   protocol-line          LineFramer + RequestDecoder (+ JSONValue, error encoding): every byte a client sends
@@ -41,8 +42,8 @@
 #
 # Seeds: Fuzz/corpus/<target>/ (committed, small: slices of real recordings, the protocol's examples, the shipped
 # configuration; Fuzz/corpus/make-corpus writes them) and Fuzz/Regressions/<family>/ (every input that once
-# crashed) and Fuzz/merged/<target>/ (what long runs found, folded by --merge: inputs named by their SHA-1, which
-# need not parse; Fuzz/corpus keeps the seeds the tests check). What a run learns stays in
+# crashed). Fuzz/corpus/<target>/found-* are what long runs found, folded in by --merge (they need not parse: the
+# seed tests skip them, and the parsers' regression tests replay them). What a run learns stays in
 # $FUZZ_SCRATCH/corpus/<target> for the next run (--fresh forgets it).
 #
 # At the end of each target it prints one line, and at the end a Markdown table for docs/TESTING.md: executions,
@@ -202,16 +203,16 @@ build() {
 children_cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($16 + $17) / hz }' /proc/$$/stat; }
 thousands() { sed ':a; s/\B[0-9]\{3\}\>/,&/; ta' <<< "$1"; }
 
-# --merge: the inputs a run's corpus adds to what is committed, by coverage edge, copied into Fuzz/merged/<target>/.
+# --merge: the inputs a run's corpus adds to what is committed, by coverage edge, copied into Fuzz/corpus/<target>/.
 merge_corpora() {
   local target work before added
   for target in "${TARGETS[@]}"; do
     [ -x "$BIN/$target" ] || { echo "fuzz: $BIN/$target is not built (run scripts/fuzz.sh -t 1 $target first)" >&2; exit 1; }
     [ -d "$SCRATCH/corpus/$target" ] || { echo "fuzz: $target: no run's corpus in $SCRATCH/corpus/$target" >&2; continue; }
     work=$(mktemp -d)
-    mkdir -p "Fuzz/merged/$target"
+    mkdir -p "Fuzz/corpus/$target"
     # Everything committed goes in first, so only inputs that reach a new edge are added.
-    find "Fuzz/corpus/$target" "Fuzz/merged/$target" "Fuzz/Regressions/$(field "$target" 4)" -type f \
+    find "Fuzz/corpus/$target" "Fuzz/Regressions/$(field "$target" 4)" -type f \
       -exec cp -t "$work" {} + 2>/dev/null || true
     before=$(ls "$work" | sort)
     SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
@@ -219,10 +220,10 @@ merge_corpora() {
       "$work" "$SCRATCH/corpus/$target" > "$SCRATCH/logs/$target.merge.log" 2>&1 \
       || { echo "fuzz: $target: the merge failed (log: $SCRATCH/logs/$target.merge.log)" >&2; rm -rf "$work"; exit 1; }
     added=0
-    while IFS= read -r f; do cp "$work/$f" "Fuzz/merged/$target/$f"; added=$((added + 1)); done \
+    while IFS= read -r f; do cp "$work/$f" "Fuzz/corpus/$target/found-$f"; added=$((added + 1)); done \
       < <(comm -13 <(printf '%s\n' "$before") <(ls "$work" | sort))
     rm -rf "$work"
-    echo "fuzz: $target: $added input(s) with new coverage edges added to Fuzz/merged/$target ($(grep -h 'new coverage edges' "$SCRATCH/logs/$target.merge.log" | sed 's/.*: //'))" >&2
+    echo "fuzz: $target: $added input(s) with new coverage edges added to Fuzz/corpus/$target as found-* ($(grep -h 'new coverage edges' "$SCRATCH/logs/$target.merge.log" | sed 's/.*: //'))" >&2
   done
 }
 if [ "$MERGE" = 1 ]; then mkdir -p "$SCRATCH/logs"; merge_corpora; exit 0; fi
@@ -242,7 +243,7 @@ for target in "${TARGETS[@]}"; do
   [ "$FRESH" = 1 ] && rm -rf "$corpus"
   mkdir -p "$corpus" "$artifacts" "$SCRATCH/logs"
   seeds=()
-  for d in "Fuzz/corpus/$target" "Fuzz/merged/$target" "Fuzz/Regressions/$family"; do [ -d "$d" ] && seeds+=("$root/$d"); done
+  for d in "Fuzz/corpus/$target" "Fuzz/Regressions/$family"; do [ -d "$d" ] && seeds+=("$root/$d"); done
   log="$SCRATCH/logs/$target.log"
   stamp="$SCRATCH/logs/$target.started"
   touch "$stamp"   # artifacts of earlier runs stay, but only this run's count
