@@ -36,7 +36,7 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-player = importlib.machinery.SourceFileLoader("uinput_play", os.path.join(HERE, "uinput-play")).load_module()
+player = importlib.machinery.SourceFileLoader("uinput_play", os.path.join(HERE, "uinput-play.py")).load_module()
 
 EV_KEY, BTN_TOUCH = 1, 0x14A
 EVIOCSCLOCKID = (1 << 30) | (4 << 16) | (ord("E") << 8) | 0xA0
