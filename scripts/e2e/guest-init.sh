@@ -224,29 +224,19 @@ scenario_end() {
 S=$E2E/scenarios
 if [ "$PHASE" = init ]; then
 
-if want 1; then
-  scenario_begin 1 "touchscreen left-edge swipe past the threshold"
-  start_daemon && play ts "$S/ts-left-commit.evemu" && player_done && expect_terminals "$(cat "$S/ts-left-commit.terminals")" \
+# swipe_scenario N DESCRIPTION DEVICE RECORDING: one recorded swipe on a fresh daemon, its terminal lines as the offline
+# replay decided them ($S/RECORDING.terminals), and the device gone once its player has.
+swipe_scenario() {
+  scenario_begin "$1" "$2"
+  start_daemon && play "$3" "$S/$4.evemu" && player_done && expect_terminals "$(cat "$S/$4.terminals")" \
     && expect_removed 1
   stop_daemon
-  scenario_end 1
-fi
+  scenario_end "$1"
+}
 
-if want 2; then
-  scenario_begin 2 "touchscreen left-edge swipe released early"
-  start_daemon && play ts "$S/ts-left-cancel.evemu" && player_done && expect_terminals "$(cat "$S/ts-left-cancel.terminals")" \
-    && expect_removed 1
-  stop_daemon
-  scenario_end 2
-fi
-
-if want 3; then
-  scenario_begin 3 "touchpad right-edge swipe (libevdev path)"
-  start_daemon && play tp "$S/tp-right-commit.evemu" && player_done && expect_terminals "$(cat "$S/tp-right-commit.terminals")" \
-    && expect_removed 1
-  stop_daemon
-  scenario_end 3
-fi
+if want 1; then swipe_scenario 1 "touchscreen left-edge swipe past the threshold" ts ts-left-commit; fi
+if want 2; then swipe_scenario 2 "touchscreen left-edge swipe released early" ts ts-left-cancel; fi
+if want 3; then swipe_scenario 3 "touchpad right-edge swipe (libevdev path)" tp tp-right-commit; fi
 
 if want 4; then
   scenario_begin 4 "hotplug: device destroyed mid-gesture, then a new one"
