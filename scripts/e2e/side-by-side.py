@@ -247,19 +247,14 @@ def main():
         p_before = len(lisgd_stamps(lisgd["P"][1]))
         k_before = len(kernel)
         written = {}
-        start = time.monotonic()
-        first = swipe[0][0]
-        for when, events in swipe:
-            deadline = start + (when - first)
-            now = time.monotonic()
-            if deadline > now:
-                time.sleep(deadline - now)
-            t = time.monotonic_ns()
-            os.write(fd, b"".join(struct.pack("=qqHHi", 0, 0, ty, c, v) for ty, c, v in events))
+
+        def stamp(events, t):
             if (EV_KEY, BTN_TOUCH, 1) in events:
                 written["down"] = t
             if (EV_KEY, BTN_TOUCH, 0) in events:
                 written["up"] = t
+
+        player.play_frames(fd, swipe, stamp)
         # Done with this swipe: edgeswiped's transition has ended (or it never began: then its gesture failed or
         # nothing came within the wait), lisgd has run its release command (or not within the wait), and no
         # lisgd command is still running.
