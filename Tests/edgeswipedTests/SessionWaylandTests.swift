@@ -12,8 +12,8 @@ import Testing
 /// s12): a real headless sway, stopped with SIGSTOP or killed and started again, the real daemon replaying the demo,
 /// and sway's own IPC saying which keys arrived.
 @Suite(
-    "edgeswipe-session's Wayland side: a compositor that stalls or restarts", .serialized,
-    .enabled(if: HeadlessSway.unavailable == nil, "\(HeadlessSway.unavailable ?? "")"))
+    "edgeswipe-session's Wayland side: a compositor that stalls, restarts or is older", .serialized,
+    .enabled(if: HeadlessSway.unavailable == nil || ClickProbe.required, "\(HeadlessSway.unavailable ?? "")"))
 struct SessionWaylandTests {
     static let swayConfig = "bindsym alt+Left nop edgeswipe-back\n"
 
@@ -67,13 +67,15 @@ struct SessionWaylandTests {
         let socket: String
         private var daemons: [Process] = []
 
-        init(_ sway: HeadlessSway, rules: String) throws {
+        init(_ sway: HeadlessSway, rules: String, environment: [String: String] = [:]) throws {
+            try #require(HeadlessSway.unavailable == nil, "EDGESWIPE_REQUIRE_SWAY=1, but \(HeadlessSway.unavailable ?? "")")
             self.sway = sway
             socket = sway.directory.appendingPathComponent("d.sock").path
             let rulesFile = try sway.writableFile("session.toml")
             try rules.write(to: rulesFile, atomically: false, encoding: .utf8)
             sessionLog = try sway.writableFile("session.log")
-            try sway.launch(session, [Paths.edgeswipeSession.path, "--socket", socket, "--config", rulesFile.path], environment: sway.environment, log: sessionLog)
+            try sway.launch(session, [Paths.edgeswipeSession.path, "--socket", socket, "--config", rulesFile.path],
+                            environment: sway.environment.merging(environment) { $1 }, log: sessionLog)
         }
 
         var text: String { (try? String(contentsOf: sessionLog, encoding: .utf8)) ?? "" }
@@ -153,5 +155,30 @@ struct SessionWaylandTests {
         // At speed 2 the demo completes two left-edge swipes.
         #expect(waitUntil(timeout: 20) { Self.bindings(ipc) == ["nop edgeswipe-back", "nop edgeswipe-back"] }, "\(stage.text)\n\(second.log)")
         #expect(stage.session.isRunning)
+    }
+
+    @Test("a compositor offering wl_compositor version 3 (a proxy in front of sway): the overlay draws with wl_surface.damage, and the connection lives")
+    func compositorVersion3() throws {
+        let sway = try HeadlessSway(config: Self.swayConfig)
+        let helper = try sway.session.copyExecutable(
+            Paths.packageRoot.appendingPathComponent("Tests/edgeswipedTests/Wayland/compositor-v3-proxy.py"), as: "compositor-v3-proxy.py")
+        let proxy = Process()
+        let proxyLog = try sway.writableFile("proxy.log")
+        try sway.launch(proxy, ["/usr/bin/python3", helper.path, sway.waylandDisplay, "wayland-v3"], environment: sway.environment, log: proxyLog)
+        defer {
+            kill(proxy.processIdentifier, SIGKILL)
+            proxy.waitUntilExit()
+        }
+        #expect(waitUntil(timeout: 20) { ((try? String(contentsOf: proxyLog, encoding: .utf8)) ?? "").contains("ready") || !proxy.isRunning })
+        let stage = try Stage(sway, rules: "[[rule]]\nname = \"back\"\nedge = \"left\"\nkey = \"alt+Left\"\n", environment: ["WAYLAND_DISPLAY": "wayland-v3"])
+        #expect(waitUntil(timeout: 20) { stage.text.contains("overlay: drawing feedback under the finger") }, "\(stage.text)")
+        #expect(try stage.replay("daemon", in: sway), "\(stage.text)")
+        kill(stage.session.processIdentifier, SIGTERM)
+        #expect(waitUntil(timeout: 20) { stage.text.contains(" frames (") }, "\(stage.text)")
+        let summary = stage.text.split(separator: "\n").last { $0.contains("overlay: ") && $0.contains(" frames (") } ?? ""
+        let frames = summary.components(separatedBy: "overlay: ").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
+        #expect(frames > 10, "\(summary)")
+        #expect(!stage.text.contains("wayland: connection lost"), "\(stage.text.suffix(3000))")
+        #expect(!stage.text.contains("protocol error"), "\(stage.text.suffix(3000))")
     }
 }

@@ -46,7 +46,8 @@ final class VirtualKeyboard: KeyBackend {
         zwp_virtual_keyboard_v1_keymap(keyboard.proxy, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, file.rawValue, UInt32(keymap.text.count))
     }
 
-    var summary: String { "the virtual keyboard (zwp_virtual_keyboard_v1) on seat \(seatName.value.map { "'\($0)'" } ?? "\(seat.version < 2 ? "(unnamed)" : "(name not yet known)")")" }
+    /// Said when the keyboard is made, before the seat's name has come.
+    var summary: String { "the virtual keyboard (zwp_virtual_keyboard_v1)\(seatName.value.map { " on seat '\($0)'" } ?? "")" }
 
     func press(_ chord: KeyChord) throws(WaylandError) {
         guard let press = keymap.press(for: chord) else { throw WaylandError("the keymap has no key for '\(chord.keyName)'") }
