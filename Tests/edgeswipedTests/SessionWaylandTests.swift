@@ -59,41 +59,44 @@ struct SessionWaylandTests {
         return Evemu.write(DemoRecording.device, events: EvdevScriptRenderer.events(script, on: DemoRecording.device))
     }
 
-    /// The session, following a daemon socket that a replay (``replay(_:in:)``) serves later.
+    /// The session, following a daemon socket that a replay (``replay(_:recording:)``) serves later, in a headless
+    /// compositor's session (as its user).
     final class Stage {
-        let sway: HeadlessSway
+        let compositor: any HeadlessCompositor
         let session = Process()
         let sessionLog: URL
         let socket: String
         private var daemons: [Process] = []
 
-        init(_ sway: HeadlessSway, rules: String, environment: [String: String] = [:]) throws {
-            try #require(HeadlessSway.unavailable == nil, "EDGESWIPE_REQUIRE_SWAY=1, but \(HeadlessSway.unavailable ?? "")")
-            self.sway = sway
-            socket = sway.directory.appendingPathComponent("d.sock").path
-            let rulesFile = try sway.writableFile("session.toml")
+        init(_ compositor: any HeadlessCompositor, rules: String, environment: [String: String] = [:]) throws {
+            self.compositor = compositor
+            let home = compositor.session
+            socket = home.directory.appendingPathComponent("d.sock").path
+            let rulesFile = try home.writableFile("session.toml")
             try rules.write(to: rulesFile, atomically: false, encoding: .utf8)
-            sessionLog = try sway.writableFile("session.log")
-            try sway.launch(session, [Paths.edgeswipeSession.path, "--socket", socket, "--config", rulesFile.path],
-                            environment: sway.environment.merging(environment) { $1 }, log: sessionLog)
+            sessionLog = try home.writableFile("session.log")
+            try home.launch(session, [Paths.edgeswipeSession.path, "--socket", socket, "--config", rulesFile.path],
+                            environment: compositor.environment.merging(environment) { $1 }, log: sessionLog)
         }
 
         var text: String { (try? String(contentsOf: sessionLog, encoding: .utf8)) ?? "" }
         func count(_ fragment: String) -> Int { text.components(separatedBy: fragment).count - 1 }
 
-        /// The daemon replaying `recording` (the demo's, or an evemu text) once for the session, started as `sway`'s
-        /// user; returns when it has replayed it and the session saw it go.
-        func replay(_ name: String, in sway: HeadlessSway, recording: String? = nil) throws -> Bool {
+        /// The daemon replaying `recording` (the demo's, or an evemu text) once for the session at speed 2 (it then
+        /// completes two left-edge swipes), started as the compositor's user; returns when it has replayed it and
+        /// the session saw it go.
+        func replay(_ name: String, recording: String? = nil) throws -> Bool {
             let daemon = Process()
             daemons.append(daemon)
             let losses = count("daemon: connection lost")
+            let home = compositor.session
             var file = Paths.demo
             if let recording {
-                file = try sway.writableFile("\(name).evemu")
+                file = try home.writableFile("\(name).evemu")
                 try recording.write(to: file, atomically: false, encoding: .utf8)
             }
-            try sway.launch(daemon, [Paths.edgeswiped.path, "--socket", socket, "--replay", file.path, "--speed", "2", "--wait-for-clients", "1"],
-                            environment: [:], log: sway.writableFile("\(name).log"))
+            try home.launch(daemon, [Paths.edgeswiped.path, "--socket", socket, "--replay", file.path, "--speed", "2", "--wait-for-clients", "1"],
+                            environment: [:], log: home.writableFile("\(name).log"))
             return waitUntil(timeout: 90) { !daemon.isRunning } && waitUntil(timeout: 30) { self.count("daemon: connection lost") > losses }
         }
 
@@ -120,7 +123,7 @@ struct SessionWaylandTests {
         #expect(waitUntil(timeout: 20) { stage.text.contains("keys: sent the virtual keyboard") }, "\(stage.text)")
 
         kill(sway.process.processIdentifier, SIGSTOP)
-        let replayed = try stage.replay("daemon-stalled", in: sway, recording: Self.floodRecording(pairs: 30))
+        let replayed = try stage.replay("daemon-stalled", recording: Self.floodRecording(pairs: 30))
         kill(sway.process.processIdentifier, SIGCONT)
         #expect(stage.count("-> key ctrl+F") > 600, "the flood was smaller than the test needs")
         #expect(replayed, "\(stage.text)")
@@ -130,7 +133,7 @@ struct SessionWaylandTests {
 
         // At speed 2 the demo completes two left-edge swipes.
         let before = Self.bindings(ipc).filter { $0 == "nop edgeswipe-back" }.count
-        #expect(try stage.replay("daemon-after", in: sway), "\(stage.text.suffix(3000))")
+        #expect(try stage.replay("daemon-after"), "\(stage.text.suffix(3000))")
         #expect(waitUntil(timeout: 20) { Self.bindings(ipc).filter { $0 == "nop edgeswipe-back" }.count == before + 2 },
                 "the completed swipe after the stall sends alt+Left: \(stage.text.suffix(3000))\n\(sway.log)")
         #expect(stage.session.isRunning)
@@ -151,7 +154,7 @@ struct SessionWaylandTests {
         #expect(ipc.request(.subscribe, "[\"binding\"]") != nil)
         #expect(waitUntil(timeout: 30) { stage.text.contains("wayland: connected to the compositor again") }, "\(stage.text)")
         #expect(stage.count("wayland: connection lost") == 1, "\(stage.text)")
-        #expect(try stage.replay("daemon", in: second), "\(stage.text)")
+        #expect(try stage.replay("daemon"), "\(stage.text)")
         // At speed 2 the demo completes two left-edge swipes.
         #expect(waitUntil(timeout: 20) { Self.bindings(ipc) == ["nop edgeswipe-back", "nop edgeswipe-back"] }, "\(stage.text)\n\(second.log)")
         #expect(stage.session.isRunning)
@@ -172,7 +175,7 @@ struct SessionWaylandTests {
         #expect(waitUntil(timeout: 20) { ((try? String(contentsOf: proxyLog, encoding: .utf8)) ?? "").contains("ready") || !proxy.isRunning })
         let stage = try Stage(sway, rules: "[[rule]]\nname = \"back\"\nedge = \"left\"\nkey = \"alt+Left\"\n", environment: ["WAYLAND_DISPLAY": "wayland-v3"])
         #expect(waitUntil(timeout: 20) { stage.text.contains("overlay: drawing feedback under the finger") }, "\(stage.text)")
-        #expect(try stage.replay("daemon", in: sway), "\(stage.text)")
+        #expect(try stage.replay("daemon"), "\(stage.text)")
         kill(stage.session.processIdentifier, SIGTERM)
         #expect(waitUntil(timeout: 20) { stage.text.contains(" frames (") }, "\(stage.text)")
         let summary = stage.text.split(separator: "\n").last { $0.contains("overlay: ") && $0.contains(" frames (") } ?? ""
@@ -180,5 +183,21 @@ struct SessionWaylandTests {
         #expect(frames > 10, "\(summary)")
         #expect(!stage.text.contains("wayland: connection lost"), "\(stage.text.suffix(3000))")
         #expect(!stage.text.contains("protocol error"), "\(stage.text.suffix(3000))")
+    }
+
+    @Test("phoc, whose seat comes with its first input device: the session waits for it, makes its virtual keyboard as soon as it appears, and its alt+Left reaches the focused window",
+          .enabled(if: HeadlessPhoc.unavailable == nil || HeadlessPhoc.required, "\(HeadlessPhoc.unavailable ?? "")"), .timeLimit(.minutes(3)))
+    func lateSeat() throws {
+        try #require(HeadlessPhoc.unavailable == nil, "EDGESWIPE_REQUIRE_PHOC=1, but \(HeadlessPhoc.unavailable ?? "")")
+        let phoc = try HeadlessPhoc()
+        let stage = try Stage(phoc, rules: "[[rule]]\nname = \"back\"\nedge = \"left\"\nkey = \"alt+Left\"\n")
+        #expect(waitUntil(timeout: 20) { stage.text.contains("keys: waiting for the compositor's seat") }, "\(stage.text)")
+        try phoc.createSeat()
+        #expect(waitUntil(timeout: 20) { stage.text.contains("keys: sent the virtual keyboard") }, "\(stage.text)")
+        let logger = try CompositorMatrixTests.showKeyLogger(on: phoc, appID: "org.edgeswipe.KeyLogger")
+        #expect(try stage.replay("daemon"), "\(stage.text)")
+        #expect(waitUntil(timeout: 20) { KeyLog.chords(in: logger.lines).count >= 2 }, "\(logger.text)\n\(stage.text)")
+        #expect(KeyLog.chords(in: logger.lines) == ["Mod1+Left", "Mod1+Left"], "\(logger.text)")
+        #expect(stage.count("keys: ") == 2, "said once each: waiting, then the keyboard\n\(stage.text)")
     }
 }
