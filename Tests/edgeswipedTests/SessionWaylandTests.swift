@@ -68,14 +68,15 @@ struct SessionWaylandTests {
         let socket: String
         private var daemons: [Process] = []
 
-        init(_ compositor: any HeadlessCompositor, rules: String, environment: [String: String] = [:]) throws {
+        /// `binary`: the session's executable (KWin grants its fake input to the path its desktop entry names).
+        init(_ compositor: any HeadlessCompositor, rules: String, environment: [String: String] = [:], binary: URL = Paths.edgeswipeSession) throws {
             self.compositor = compositor
             let home = compositor.session
             socket = home.directory.appendingPathComponent("d.sock").path
             let rulesFile = try home.writableFile("session.toml")
             try rules.write(to: rulesFile, atomically: false, encoding: .utf8)
             sessionLog = try home.writableFile("session.log")
-            try home.launch(session, [Paths.edgeswipeSession.path, "--socket", socket, "--config", rulesFile.path],
+            try home.launch(session, [binary.path, "--socket", socket, "--config", rulesFile.path],
                             environment: compositor.environment.merging(environment) { $1 }, log: sessionLog)
         }
 
@@ -199,5 +200,21 @@ struct SessionWaylandTests {
         #expect(waitUntil(timeout: 20) { KeyLog.chords(in: logger.lines).count >= 2 }, "\(logger.text)\n\(stage.text)")
         #expect(KeyLog.chords(in: logger.lines) == ["Mod1+Left", "Mod1+Left"], "\(logger.text)")
         #expect(stage.count("keys: ") == 2, "said once each: waiting, then the keyboard\n\(stage.text)")
+    }
+
+    @Test("KWin: the session, run from the path its desktop entry names, sends its key rule's alt+Left through KWin's fake input to the focused window",
+          .enabled(if: HeadlessKWin.unavailable == nil || HeadlessKWin.required, "\(HeadlessKWin.unavailable ?? "")"), .timeLimit(.minutes(3)))
+    func kwinFakeInput() throws {
+        try #require(HeadlessKWin.unavailable == nil, "EDGESWIPE_REQUIRE_KWIN=1, but \(HeadlessKWin.unavailable ?? "")")
+        let kwin = try HeadlessKWin(installing: [KWinGrant.desktopEntry])
+        let logger = try CompositorMatrixTests.showKeyLogger(on: kwin, appID: "org.edgeswipe.KeyLogger")
+        try FileManager.default.createDirectory(at: kwin.binDirectory, withIntermediateDirectories: true)
+        chmod(kwin.binDirectory.path, 0o755)
+        let installed = try kwin.session.copyExecutable(Paths.edgeswipeSession, as: "bin/edgeswipe-session")
+        let stage = try Stage(kwin, rules: "[[rule]]\nname = \"back\"\nedge = \"left\"\nkey = \"alt+Left\"\n", binary: installed)
+        #expect(waitUntil(timeout: 20) { stage.text.contains("keys: sent KWin's fake input") }, "\(stage.text)\n\(kwin.session.describeLogs())")
+        #expect(try stage.replay("daemon"), "\(stage.text)")
+        #expect(waitUntil(timeout: 20) { KeyLog.chords(in: logger.lines).count >= 2 }, "\(logger.text)\n\(stage.text)")
+        #expect(KeyLog.chords(in: logger.lines) == ["Mod1+Left", "Mod1+Left"], "\(logger.text)")
     }
 }
