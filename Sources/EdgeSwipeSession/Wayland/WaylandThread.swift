@@ -96,18 +96,21 @@ public final class WaylandThread: KeySender, Sendable {
         running?.join()
     }
 
-    /// One observation of the daemon client, for the overlay: queued, the thread woken.
+    /// One observation of the daemon client, for the overlay: queued, the thread woken. Only the first of a burst
+    /// writes to the wake-up pipe: the thread takes the whole queue at once, so a busy stream costs the event loop a
+    /// lock and an append per line, not a system call.
     public func handle(_ observation: EdgeSwipeClient.Observation) {
         let now = MonotonicClock.now().microseconds
-        inbox.withLockedValue { box in
+        let first = inbox.withLockedValue { box -> Bool in
             guard box.observations.count < Self.observationQueueLimit else {
                 box.overflowed = true
                 box.observations.removeAll(keepingCapacity: true)
-                return
+                return false
             }
             box.observations.append((observation, now))
+            return box.observations.count == 1
         }
-        wake.wake()
+        if first { wake.wake() }
     }
 
     public func send(_ chord: KeyChord, rule: String) {
