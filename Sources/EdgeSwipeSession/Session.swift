@@ -56,7 +56,7 @@ public final class Session: @unchecked Sendable {
     /// What cannot work in this session, rule by rule: said once at start-up (and by `--check-config`).
     public static func problems(of rules: RuleSet, desktop: Desktop?, compositor: CompositorIPCError?, keyboard: WaylandError?) -> [String] {
         var out: [String] = []
-        for rule in rules.rules {
+        for rule in rules.rules(on: desktop) {
             if let wanted = rule.match.desktop, wanted != desktop {
                 out.append("\(rule): only for compositor = \"\(wanted.rawValue)\"; this session is \(desktop?.rawValue ?? "an unknown desktop")")
                 continue

@@ -19,16 +19,17 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         discussion: """
             Run it in your graphical session (systemctl --user enable --now edgeswipe-session.service). It is an \
             ordinary read-only client of the daemon and reconnects when the daemon restarts. Its rules are in \
-            $XDG_CONFIG_HOME/edgeswipe/session.toml (~/.config/edgeswipe/session.toml); with no file it uses the \
-            built-in defaults (3-finger swipes left/right: next/previous workspace on sway, Hyprland and niri; a \
-            left-edge swipe: alt+Left). SIGHUP reloads the file, keeping the rules in force if it is wrong. \
+            $XDG_CONFIG_HOME/edgeswipe/session.toml (~/.config/edgeswipe/session.toml), tried before the built-in \
+            ones (3-finger swipes left/right: next/previous workspace on sway, Hyprland and niri; a left-edge swipe: \
+            alt+Left), which still apply unless the file says defaults = false. SIGHUP reloads the file, keeping the \
+            rules in force if it is wrong. \
             Exit status: 0 stopped; 1 --check-config found a problem; 64 bad arguments; 78 the rules file is wrong.
             """)
 
     @Option(name: .long, help: ArgumentHelp("The daemon's socket.", discussion: EdgeSwipeClient.defaultSocketHelp, valueName: "path"))
     var socket: String?
 
-    @Option(name: .long, help: ArgumentHelp("The rules file.", discussion: "Default: $XDG_CONFIG_HOME/edgeswipe/session.toml, else ~/.config/edgeswipe/session.toml; the built-in defaults when it does not exist.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The rules file.", discussion: "Default: $XDG_CONFIG_HOME/edgeswipe/session.toml, else ~/.config/edgeswipe/session.toml; the built-in rules alone when it does not exist.", valueName: "path"))
     var config: String?
 
     @Option(name: .long, help: ArgumentHelp("Check a rules file, say what cannot run in this session, and exit.", valueName: "path"))
@@ -65,11 +66,11 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             StandardError.print("edgeswipe-session: \(error)")
             throw ExitCode(78)
         }
-        logger.notice("rules: \(rules.rules.count) from \(rules.source)")
+        let desktop = Desktop.detect(environment: environment)
+        logger.notice("rules: \(rules.summary(on: desktop))\(rules.file == nil ? " (there is no \(path))" : "")")
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let eventLoop = group.next()
-        let desktop = Desktop.detect(environment: environment)
         let compositor = desktop.map { compositorIPC(for: $0, environment: environment, eventLoop: eventLoop, logger: logger) }
         let wayland = Self.waylandConnection(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment, logger: logger)
         let keyboard = Self.keyboard(for: rules, on: wayland)
@@ -103,14 +104,14 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
                 current = r
                 session.replace(r)
                 overlay?.replace(r.overlay)
-                logger.notice("reloaded: \(r.rules.count) rules from \(r.source)")
+                logger.notice("reloaded: rules: \(r.summary(on: desktop))")
                 // The keyboard is made at start-up: a reload that adds the first key rule needs a restart.
                 let keys = keyboard ?? (r.needsKeyboard ? .failure(WaylandError("no key rule at start-up; restart edgeswipe-session to send keys")) : nil)
                 for problem in Session.problems(of: r, desktop: desktop, compositor: compositor?.failure, keyboard: keys?.failure) {
                     logger.warning("\(problem)")
                 }
             case .failure(let error):
-                logger.error("reload refused, keeping the \(current.rules.count) rules from \(current.source): \(error)")
+                logger.error("reload refused, keeping the rules in force (\(current.summary(on: desktop))): \(error)")
             }
         }
         session.stop()
@@ -125,7 +126,8 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         return (environment["HOME"] ?? "") + "/.config/edgeswipe/session.toml"
     }
 
-    /// The file's rules; the defaults when the default file does not exist (a file named on the command line must).
+    /// The file's rules (and the built-in ones, unless it says `defaults = false`); the built-in rules alone when the
+    /// default file does not exist (a file named on the command line must).
     static func load(_ path: String, explicit: Bool) -> Result<RuleSet, ConfigError> {
         if !explicit, (try? Stat(FilePath(path))) == nil { return .success(.defaults) }
         do { return .success(try SessionRulesParser.load(path: path)) } catch { return .failure(error) }
@@ -164,11 +166,17 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             StandardError.print("edgeswipe-session: \(error)")
             return 1
         }
-        print("\(path): \(rules.rules.count) rule\(rules.rules.count == 1 ? "" : "s")")
-        for rule in rules.rules {
-            print("  \(rule): on \(rule.phase.rawValue)\(rule.step.map { " every \($0)" } ?? "") -> \(rule.effect)")
-        }
         let desktop = Desktop.detect(environment: environment)
+        let own = "\(rules.fileRules.count) rule\(rules.fileRules.count == 1 ? "" : "s")"
+        let applying = rules.rules(on: desktop)
+        let builtIn = applying.count - rules.fileRules.count
+        print(rules.usesDefaults
+            ? "\(path): \(own), then \(builtIn) built-in (defaults = false in the file turns them off)"
+            : "\(path): \(own); no built-in rules (defaults = false)")
+        for rule in applying { print("  \(rule): \(rule.conditionsAndEffect)") }
+        if rules.usesDefaults && !applying.isEmpty {
+            print("  (for each gesture and phase the first rule that matches fires: the file's before the built-in ones)")
+        }
         var keyboardProblem: WaylandError? = nil
         let wayland = Self.waylandConnection(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment, logger: Logger(label: "check"))
         if case .failure(let e)? = Self.keyboard(for: rules, on: wayland) { keyboardProblem = e }
