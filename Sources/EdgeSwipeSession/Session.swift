@@ -26,13 +26,16 @@ public final class Session: @unchecked Sendable {
     private var observers: [@Sendable (EdgeSwipeClient.Observation) -> Void] = []
     /// Rules fired since start (what `--check-config` and the tests count).
     public private(set) var fired = 0
+    /// `--dry-run`: each firing is logged as what it would do (``Effect/wouldDo``), and nothing is carried out.
+    public let dryRun: Bool
 
     /// The parts a session is made of; tests give fakes.
     public init(
         rules: RuleSet, desktop: Desktop?, environment: [String: String], eventLoop: any EventLoop,
         compositor: Result<any CompositorIPC, CompositorIPCError>?, keyboard: Result<VirtualKeyboard, WaylandError>?,
-        desktopBus: Result<DesktopBus, Errno>? = nil, commands: CommandRunner? = nil, logger: Logger
+        desktopBus: Result<DesktopBus, Errno>? = nil, commands: CommandRunner? = nil, dryRun: Bool = false, logger: Logger
     ) {
+        self.dryRun = dryRun
         self.desktopBus = desktopBus
         self.eventLoop = eventLoop
         self.logger = logger
@@ -132,7 +135,12 @@ public final class Session: @unchecked Sendable {
     public func fire(_ firing: Firing) {
         fired += 1
         let rule = firing.rule
-        logger.info("\(rule): \(firing.facts.gestureName) \(firing.phase.rawValue)\(firing.app.map { " in \($0)" } ?? "") -> \(rule.effect)")
+        let gesture = "\(firing.facts.gestureName) \(firing.phase.rawValue)\(firing.app.map { " in \($0)" } ?? "")"
+        if dryRun {
+            logger.notice("\(rule): \(gesture) -> \(rule.effect.wouldDo)")
+            return
+        }
+        logger.info("\(rule): \(gesture) -> \(rule.effect)")
         switch rule.effect {
         case .workspace, .sway, .hyprland, .niri:
             switch compositor {

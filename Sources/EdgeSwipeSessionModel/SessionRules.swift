@@ -82,6 +82,21 @@ public enum Effect: Hashable, Sendable, CustomStringConvertible {
     /// The effect's key in a rule.
     static let keys = ["workspace", "sway", "hyprland", "niri", "key", "command", "kwin_shortcut", "gnome_overview"]
 
+    /// What `--dry-run` logs in its place: `would send alt+Left`, `would switch to the next workspace`,
+    /// `would run ["notify-send", "hi"]`.
+    public var wouldDo: String {
+        switch self {
+        case .workspace(.next): "would switch to the next workspace"
+        case .workspace(.previous): "would switch to the previous workspace"
+        case .sway(let c): "would send sway \(TOMLValue.quoted(c))"
+        case .hyprland(let c): "would send Hyprland \(TOMLValue.quoted(c))"
+        case .niri(let a): "would send niri \(a)"
+        case .key(let chord): "would send \(chord)"
+        case .command(let argv, _): "would run [\(argv.map(TOMLValue.quoted).joined(separator: ", "))]"
+        case .kwinShortcut(let name): "would invoke KWin's shortcut \(TOMLValue.quoted(name))"
+        case .gnomeOverview(let change): "would \(change.rawValue) GNOME's overview"
+        }
+    }
 }
 
 /// What a rule matches; `nil` matches anything.

@@ -22,7 +22,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             $XDG_CONFIG_HOME/edgeswipe/session.toml (~/.config/edgeswipe/session.toml), tried before the built-in \
             ones (3-finger swipes left/right: next/previous workspace on sway, Hyprland and niri; a left-edge swipe: \
             alt+Left), which still apply unless the file says defaults = false. SIGHUP reloads the file, keeping the \
-            rules in force if it is wrong. \
+            rules in force if it is wrong. --dry-run fires nothing and logs what it would do, while the overlay draws. \
             Exit status: 0 stopped; 1 --check-config found a problem; 64 bad arguments; 78 the rules file is wrong.
             """)
 
@@ -31,6 +31,11 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("The rules file.", discussion: "Default: $XDG_CONFIG_HOME/edgeswipe/session.toml, else ~/.config/edgeswipe/session.toml; the built-in rules alone when it does not exist.", valueName: "path"))
     var config: String?
+
+    @Flag(name: .long, help: ArgumentHelp(
+        "Fire no effect: log each one it would fire ('would send alt+Left'), and still draw the overlay.",
+        discussion: "What the quick start runs on your screen against the demo, so that the demo's swipes never switch your workspaces or type into your windows."))
+    var dryRun = false
 
     @Option(name: .long, help: ArgumentHelp("Check a rules file, say what cannot run in this session, and exit.", valueName: "path"))
     var checkConfig: String?
@@ -68,17 +73,24 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         }
         let desktop = Desktop.detect(environment: environment)
         logger.notice("rules: \(rules.summary(on: desktop))\(rules.file == nil ? " (there is no \(path))" : "")")
+        if dryRun { logger.notice("dry run: no effect is fired; each is logged as what it would do") }
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let eventLoop = group.next()
+        // The compositor is followed in a dry run too (the focused app decides which rules match); only firing stops.
         let compositor = desktop.map { compositorIPC(for: $0, environment: environment, eventLoop: eventLoop, logger: logger) }
-        let wayland = Self.waylandConnection(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment, logger: logger)
-        let keyboard = Self.keyboard(for: rules, on: wayland)
-        let desktopBus: Result<DesktopBus, Errno>
-        do { desktopBus = .success(try DesktopBus(logger: logger)) } catch { desktopBus = .failure(error) }
+        let sendsKeys = rules.needsKeyboard && !dryRun
+        let wayland = Self.waylandConnection(needed: sendsKeys || rules.overlay.enabled, environment: environment, logger: logger)
+        let keyboard = sendsKeys ? Self.keyboard(for: rules, on: wayland) : nil
+        let desktopBus: Result<DesktopBus, Errno>?
+        if dryRun {
+            desktopBus = nil
+        } else {
+            do { desktopBus = .success(try DesktopBus(logger: logger)) } catch { desktopBus = .failure(error) }
+        }
         let session = Session(
             rules: rules, desktop: desktop, environment: environment, eventLoop: eventLoop, compositor: compositor,
-            keyboard: keyboard, desktopBus: desktopBus, logger: logger)
+            keyboard: keyboard, desktopBus: desktopBus, dryRun: dryRun, logger: logger)
         logger.notice("desktop: \(desktop?.rawValue ?? "unknown (no $SWAYSOCK, $HYPRLAND_INSTANCE_SIGNATURE, $NIRI_SOCKET or known $XDG_CURRENT_DESKTOP)")")
         for problem in Session.problems(of: rules, desktop: desktop, compositor: compositor?.failure, keyboard: keyboard?.failure) {
             logger.warning("\(problem)")
@@ -106,7 +118,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
                 overlay?.replace(r.overlay)
                 logger.notice("reloaded: rules: \(r.summary(on: desktop))")
                 // The keyboard is made at start-up: a reload that adds the first key rule needs a restart.
-                let keys = keyboard ?? (r.needsKeyboard ? .failure(WaylandError("no key rule at start-up; restart edgeswipe-session to send keys")) : nil)
+                let keys = keyboard ?? (r.needsKeyboard && !dryRun ? .failure(WaylandError("no key rule at start-up; restart edgeswipe-session to send keys")) : nil)
                 for problem in Session.problems(of: r, desktop: desktop, compositor: compositor?.failure, keyboard: keys?.failure) {
                     logger.warning("\(problem)")
                 }

@@ -200,6 +200,21 @@ struct SessionRulesTests {
         #expect(rule.conditionsAndEffect == shown)
     }
 
+    @Test("what --dry-run logs in place of each effect", arguments: [
+        (Effect.workspace(.next), "would switch to the next workspace"),
+        (.workspace(.previous), "would switch to the previous workspace"),
+        (.key(RuleSet.backChord), "would send alt+Left"),
+        (.command(argv: ["notify-send", "it's \"done\""], timeout: .seconds(1)), "would run [\"notify-send\", \"it's \\\"done\\\"\"]"),
+        (.sway("workspace 5"), "would send sway \"workspace 5\""),
+        (.hyprland("dispatch workspace m+1"), "would send Hyprland \"dispatch workspace m+1\""),
+        (.niri("{\"FocusWorkspaceDown\":{}}"), "would send niri {\"FocusWorkspaceDown\":{}}"),
+        (.kwinShortcut("Overview"), "would invoke KWin's shortcut \"Overview\""),
+        (.gnomeOverview(.toggle), "would toggle GNOME's overview"),
+    ])
+    func wouldDo(_ effect: Effect, _ said: String) {
+        #expect(effect.wouldDo == said)
+    }
+
     @Test("the shipped example file has no rule of its own, and shows the built-in rules as a file would write them")
     func exampleShowsTheDefaults() throws {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
