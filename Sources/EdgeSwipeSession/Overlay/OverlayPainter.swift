@@ -29,7 +29,8 @@ public struct OverlayRect: Hashable, Sendable {
 /// grows out under the finger with a round knob and a chevron pointing the way the content goes; the knob turns the
 /// accent colour when a release would finish, and fades as the run-out carries the transition home. A multi-finger
 /// swipe's knob shows a dot per finger; a blocked swipe's rubber band is a grey knob with a dash, stretched and
-/// springing back. A modal presentation is a translucent panel with a grabber and its scene's name, over the dimming.
+/// springing back. A modal presentation is a translucent sheet with a grabber and its scene's name, and nothing else
+/// (it is feedback, not a shell: it has none of the scene's content), over the dimming.
 public struct OverlayPainter: Sendable {
     public var accent: OverlaySettings.RGB
 
@@ -146,28 +147,13 @@ public struct OverlayPainter: Sendable {
         cairo_set_source_rgba(cr, 1, 1, 1, 0.5 * a)
         cairo_fill(cr)
 
-        let rows = max(0, min(3, Int((h - 80) / 68)))
-        let labelY = grabberBelow ? y + h - 34 - Double(rows) * 68 : y + 44
+        // The scene's name, by the grabber, and nothing else: the sheet says what the gesture brings in, not what
+        // is in it.
         cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
         cairo_set_font_size(cr, 17)
         cairo_set_source_rgba(cr, 1, 1, 1, 0.92 * a)
-        cairo_move_to(cr, x + 24, labelY - (grabberBelow ? 10 : 0))
+        cairo_move_to(cr, x + 24, grabberBelow ? y + h - 30 : y + 44)
         cairo_show_text(cr, p.label.capitalizedFirst)
-        for r in 0..<rows {
-            let rowY = labelY + 14 + Double(r) * 68 - (grabberBelow ? 10 : 0)
-            roundedRectangle(cr, x + 16, rowY, w - 32, 56, 14)
-            cairo_set_source_rgba(cr, 1, 1, 1, 0.07 * a)
-            cairo_fill(cr)
-            roundedRectangle(cr, x + 28, rowY + 14, 28, 28, 8)
-            cairo_set_source_rgba(cr, accent.red, accent.green, accent.blue, 0.55 * a)
-            cairo_fill(cr)
-            roundedRectangle(cr, x + 68, rowY + 16, min(220, w - 120), 9, 4.5)
-            cairo_set_source_rgba(cr, 1, 1, 1, 0.32 * a)
-            cairo_fill(cr)
-            roundedRectangle(cr, x + 68, rowY + 32, min(140, w - 200), 8, 4)
-            cairo_set_source_rgba(cr, 1, 1, 1, 0.16 * a)
-            cairo_fill(cr)
-        }
         cairo_restore(cr)
     }
 
