@@ -43,6 +43,10 @@ public struct EdgeIndicator: Hashable, Sendable {
     /// How far it reaches out: 1 at the release threshold (a transition's) or at the rubber band's limit; more
     /// past it.
     public var reach: Double
+    /// How far the transition has gone, as a fraction of the output's extent across its edge (its percent: on a
+    /// touchscreen, the finger's travel across the screen); the painter's depth follows it up to a limit. 0 for a
+    /// rubber band, which ``reach`` measures.
+    public var travel: Double
     /// 0: a release would cancel; 1: it would finish (in between while a re-grab blends).
     public var commit: Double
     public var alpha: Double
@@ -53,7 +57,7 @@ public struct EdgeIndicator: Hashable, Sendable {
         func mix(_ x: Double, _ y: Double) -> Double { x + (y - x) * f }
         return EdgeIndicator(
             edge: b.edge, along: a.edge == b.edge ? mix(a.along, b.along) : b.along, reach: mix(a.reach, b.reach),
-            commit: mix(a.commit, b.commit), alpha: mix(a.alpha, b.alpha), style: b.style)
+            travel: mix(a.travel, b.travel), commit: mix(a.commit, b.commit), alpha: mix(a.alpha, b.alpha), style: b.style)
     }
 
     /// The same, `f` as opaque (0...1).
@@ -366,7 +370,7 @@ public struct OverlayModel: Sendable {
         let commit = track?.commit?.value(atUS: nowUS) ?? Self.commitTarget(of: t)
         let fingers = t.swipeFingers ?? track?.fingers ?? 1
         var drawn = EdgeIndicator(
-            edge: edge, along: track?.along ?? 0.5, reach: max(0, p) / threshold, commit: commit, alpha: alpha,
+            edge: edge, along: track?.along ?? 0.5, reach: max(0, p) / threshold, travel: max(0, p), commit: commit, alpha: alpha,
             style: .transition(fingers: fingers))
         if let r = track?.regrab, nowUS < r.atUS + Self.regrabBlendUS, !t.phase.isRunningOut {
             let f = Double(nowUS - min(nowUS, r.atUS)) / Double(Self.regrabBlendUS)
@@ -396,7 +400,7 @@ public struct OverlayModel: Sendable {
             if let a = g.animation { a.percent(atTimeUS: nowUS) } else if g.state == .began || g.state == .changed { g.overscroll ?? 0 } else { 0 }
         guard amount > 0.0001 else { return nil }
         return EdgeIndicator(
-            edge: edge, along: Self.along(g), reach: amount / limit, commit: 0, alpha: 1,
+            edge: edge, along: Self.along(g), reach: amount / limit, travel: 0, commit: 0, alpha: 1,
             style: .blocked(fingers: g.fingers))
     }
 

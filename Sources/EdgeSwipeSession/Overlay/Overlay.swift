@@ -40,10 +40,7 @@ public final class Overlay: @unchecked Sendable {
     /// Binds what the overlay needs; an error (saying what is missing) where the compositor lacks it.
     public init(connection: WaylandConnection, settings: OverlaySettings, logger: Logger) throws(WaylandError) {
         // cairo is loaded here, not when the client starts (Sources/CCairo/include/CCairo.h).
-        var why = [CChar](repeating: 0, count: 512)
-        guard edgeswipe_cairo_load(&why, why.count) == 0 else {
-            throw WaylandError("the overlay draws with cairo: \(String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) (Debian: libcairo2)")
-        }
+        try OverlayPainter.loadCairo()
         guard let shellGlobal = connection.global("zwlr_layer_shell_v1") else { throw WaylandError(Self.unsupportedHint) }
         guard let compositorGlobal = connection.global("wl_compositor") else { throw WaylandError("the compositor offers no wl_compositor") }
         guard let shmGlobal = connection.global("wl_shm") else { throw WaylandError("the compositor offers no wl_shm") }
