@@ -1,4 +1,3 @@
-import EdgeSwipeVocabulary
 import Testing
 
 @testable import EdgeSwipeSession
