@@ -1,3 +1,4 @@
+import EdgeSwipeBus
 import ArgumentParser
 import EdgeSwipeClient
 import EdgeSwipeSessionModel
@@ -58,8 +59,9 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         // Trapped first: a SIGHUP that comes while the session starts must reload, not end it.
         let signals = await UnixSignalsSequence(trapping: .sighup, .sigterm, .sigint)
         let path = config ?? Self.defaultRulesPath(environment)
+        let desktop = Desktop.detect(environment: environment)
         let rules: RuleSet
-        switch Self.load(path, explicit: config != nil) {
+        switch Self.load(path, explicit: config != nil, desktop: desktop) {
         case .success(let r): rules = r
         case .failure(let error):
             StandardError.print("edgeswipe-session: \(error)")
@@ -69,7 +71,6 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let eventLoop = group.next()
-        let desktop = Desktop.detect(environment: environment)
         let compositor = desktop.map { compositorIPC(for: $0, environment: environment, eventLoop: eventLoop, logger: logger) }
         let wayland = Self.waylandConnection(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment, logger: logger)
         let keyboard = Self.keyboard(for: rules, on: wayland)
@@ -98,7 +99,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         var current = rules
         for await signal in signals {
             guard signal == .sighup else { break }
-            switch Self.load(path, explicit: config != nil) {
+            switch Self.load(path, explicit: config != nil, desktop: desktop) {
             case .success(let r):
                 current = r
                 session.replace(r)
@@ -125,9 +126,10 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         return (environment["HOME"] ?? "") + "/.config/edgeswipe/session.toml"
     }
 
-    /// The file's rules; the defaults when the default file does not exist (a file named on the command line must).
-    static func load(_ path: String, explicit: Bool) -> Result<RuleSet, ConfigError> {
-        if !explicit, (try? Stat(FilePath(path))) == nil { return .success(.defaults) }
+    /// The file's rules; the desktop's defaults when the default file does not exist (a file named on the command
+    /// line must).
+    static func load(_ path: String, explicit: Bool, desktop: Desktop?) -> Result<RuleSet, ConfigError> {
+        if !explicit, (try? Stat(FilePath(path))) == nil { return .success(.defaults(for: desktop)) }
         do { return .success(try SessionRulesParser.load(path: path)) } catch { return .failure(error) }
     }
 
@@ -179,6 +181,12 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         let problems = Session.problems(of: rules, desktop: desktop, compositor: compositorProblem, keyboard: keyboardProblem)
         print("this session: \(desktop?.rawValue ?? "unknown desktop")\(problems.isEmpty ? ", every rule can run" : "")")
         for p in problems { print("  note: \(p)") }
+        if desktop == .gnome {
+            let present: Result<UInt32, BusError>
+            do { present = GnomeShell.probe(try SDBus.user()) } catch { present = .failure(error) }
+            if case .failure(let error) = present { print("GNOME: EdgeSwipe's extension is not there (\(error)): run `gnome-extensions enable edgeswipe@edgeswipe.invalid`") }
+            for line in Session.gnomePlan(of: rules, extensionPresent: (try? present.get()) != nil) { print("  \(line)") }
+        }
         print("overlay: \(Self.overlayStatus(rules.overlay, on: wayland))")
         return 0
     }
