@@ -284,7 +284,7 @@ let package = Package(
         .target(
             name: "EdgeSwipeSessionTool",
             dependencies: [
-                "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeClient", "EdgeSwipeTOML", "EdgeSwipeSystem",
+                "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeClient", "EdgeSwipeTOML", "EdgeSwipeSystem", "EdgeSwipeBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

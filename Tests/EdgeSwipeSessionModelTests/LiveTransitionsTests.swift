@@ -161,6 +161,37 @@ struct LiveTransitionsTests {
         #expect(Self.run(c.steps, desktop: c.desktop, available: c.available, app: c.app) == c.expected)
     }
 
+    @Test("GNOME's defaults bind only what GNOME lacks: the top edge opens the overview live, the left edge is back, 3-finger swipes stay GNOME's")
+    func gnomeDefaults() {
+        let rules = RuleSet.defaults(for: .gnome)
+        #expect(RuleSet.defaults(for: .sway) == RuleSet.defaults)
+        #expect(GnomeClaims.gestures(for: rules) == [], "GNOME's own gestures are left alone")
+        var matcher = RuleMatcher(rules: rules, desktop: .gnome)
+        var live = LiveTransitions(desktop: .gnome)
+        live.available = Set(LiveFamily.allCases)
+        var out: [String] = []
+        for m in [Stream.hello()] + Stream.edgeSwipe(1, edge: .top) + Stream.edgeSwipe(2) + Stream.swipe(3, .left) {
+            let fired = matcher.handle(m, app: nil).filter { !live.suppresses($0) }
+            for action in live.handle(m, matcher: matcher, app: nil) {
+                if case .begin(let g) = action { out.append("live \(g.rule.name) \(g.kind)") }
+            }
+            out += fired.map { "fire \($0.rule.name)" }
+        }
+        #expect(out == ["live overview overview show", "fire back"])
+    }
+
+    @Test("the gestures a user's live rules claim from GNOME", arguments: [
+        ("[[rule]]\nswipe = \"left\"\nfingers = 3\nworkspace = \"next\"\n", ["touchpad-horizontal", "touchscreen-horizontal"]),
+        ("[[rule]]\nswipe = \"up\"\nfingers = 3\ndevice = \"touchpad\"\ngnome_overview = \"show\"\n", ["touchpad-vertical"]),
+        ("[[rule]]\nswipe = \"up\"\nfingers = 2\ngnome_overview = \"show\"\n", []),
+        ("[[rule]]\nedge = \"left\"\nworkspace = \"previous\"\n", []),
+        ("[[rule]]\nswipe = \"left\"\nfingers = 3\nkey = \"alt+Left\"\n", []),
+        ("[[rule]]\nfingers = 4\ndevice = \"touchscreen\"\nworkspace = \"next\"\n", ["touchscreen-horizontal", "touchscreen-vertical"]),
+    ] as [(String, [String])])
+    func claims(_ toml: String, _ expected: [String]) {
+        #expect(GnomeClaims.gestures(for: RuleMatcherTests.rules(toml)) == expected)
+    }
+
     @Test("each transition's machine logs its changes of state and forgets it at its end")
     func logsAndForgets() {
         var matcher = RuleMatcher(rules: RuleMatcherTests.rules(Self.rules), desktop: .gnome)
