@@ -38,13 +38,13 @@ struct GnomeShellTests {
         let log = LogCapture()
         let session: Session
 
-        init(extensionFirst: Bool = true) throws {
+        init(extensionFirst: Bool = true, rules: String = GnomeShellTests.rules) throws {
             mock = try MockSeatBus(["shell"])
             if extensionFirst { #expect(try mock.send("extension") == "ok") }
             let address = mock.address
             let bus = try DesktopBus(logger: log.logger) { () throws(BusError) in try SDBus.connect(address: address) }
             session = Session(
-                rules: try SessionRulesParser.parse(GnomeShellTests.rules, file: "s.toml"), desktop: .gnome, environment: [:],
+                rules: try SessionRulesParser.parse(rules, file: "s.toml"), desktop: .gnome, environment: [:],
                 eventLoop: MultiThreadedEventLoopGroup.singleton.next(), compositor: nil, keyboard: nil, desktopBus: .success(bus),
                 logger: log.logger)
         }
@@ -74,7 +74,9 @@ struct GnomeShellTests {
         return .hello(h)
     }
 
-    static func t(_ id: UInt64, _ phase: TransitionPhase, _ percent: Double = 0, edge: Edge? = nil, runOutUS: Int64 = 250_000) -> ServerMessage {
+    static func t(
+        _ id: UInt64, _ phase: TransitionPhase, _ percent: Double = 0, edge: Edge? = nil, swipe: SwipeDirection = .left, runOutUS: Int64 = 250_000
+    ) -> ServerMessage {
         var m = TransitionMessage()
         m.id = id
         m.phase = phase
@@ -85,7 +87,7 @@ struct GnomeShellTests {
             m.edge = edge
             m.device = 1
         } else {
-            m.swipeDirection = .left
+            m.swipeDirection = swipe
             m.swipeFingers = 3
             m.device = 2
         }
@@ -154,6 +156,20 @@ struct GnomeShellTests {
         #expect(waitUntil(timeout: 20) { rig.calls().contains("SendChord [alt],65361") }, "\(rig.calls())")
         #expect(!rig.log.contains("focus: evil"), "\(rig.log.all)")
         #expect(rig.log.contains("FocusedAppChanged signal from"), "\(rig.log.all)")
+    }
+
+    @Test("an overview toggle asks GNOME whether the overview is shown, then begins; what came meanwhile follows in order")
+    func toggle() throws {
+        let rig = try Rig(rules: "[[rule]]\nname = \"o\"\nswipe = \"up\"\nfingers = 3\ngnome_overview = \"toggle\"\n")
+        #expect(waitUntil(timeout: 20) { rig.log.contains("registered with EdgeSwipe's extension") }, "\(rig.log.all)")
+        rig.feed([Self.hello(), Self.t(1, .began, swipe: .up), Self.t(1, .changed, 0.3, swipe: .up), Self.t(1, .changed, 0.6, swipe: .up),
+                  Self.t(1, .finishing, 0.6, swipe: .up), Self.t(1, .completed, 1, swipe: .up)])
+        #expect(waitUntil(timeout: 20) { rig.calls().contains("EndGesture 1") }, "\(rig.calls())")
+        // The updates that came while GNOME was asked wait (the latest kept) and go after the begin, then the decision.
+        let calls = rig.calls().dropFirst(3).split(separator: ";").map(String.init)
+        #expect(Array(calls.prefix(3)) == ["Register 1", "ClaimGestures [touchpad-vertical touchscreen-vertical]", "BeginGesture 1,overview-show,-1"], "\(calls)")
+        #expect(calls.last == "EndGesture 1,true,250", "\(calls)")
+        #expect(calls.dropLast().last == "UpdateGesture 1,0.600", "\(calls)")
     }
 
     @Test("the daemon lost mid-gesture: GNOME's gesture goes back")
