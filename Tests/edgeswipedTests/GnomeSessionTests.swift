@@ -84,6 +84,7 @@ struct GnomeSessionTests {
 
     static let checks: [Check] = [
         Check(description: "the touchpad demo's 3-finger swipes: the workspace follows mid-gesture, changes on commit, stays when cancelled", run: workspaces),
+        Check(description: "a real touchpad's recording (../shared/recordings): right then left, back where it began", run: realTouchpad),
         Check(description: "a daemon killed mid-gesture leaves GNOME settled where it began", run: daemonKilled),
         Check(description: "nothing moves under a modal dialog", run: modal),
         Check(description: "GNOME's defaults: the top edge opens the overview with the finger, the left edge sends alt+Left to the focused window", run: defaults),
@@ -150,6 +151,22 @@ struct GnomeSessionTests {
                 + "edgeswipe-session %.0f ms of CPU over the replay",
             "\(update["p50"] ?? "?")", "\(update["p99"] ?? "?")", "\(update["calls"] ?? "?")", frames, frameSeconds,
             frameSeconds > 0 ? Double(max(0, frames - 1)) / frameSeconds : 0, cpu / wallSeconds * 100, wallSeconds, sessionCPU * 1000))
+    }
+
+    static func realTouchpad(_ s: GnomeStage) throws {
+        let recording = Paths.sharedRecordings.appendingPathComponent("libinput-record/paperwm-three-finger-swipe.yaml")
+        guard FileManager.default.fileExists(atPath: recording.path) else {
+            print("skipped: ../shared/recordings is absent (a user's clone): no real touchpad's recording to replay")
+            return
+        }
+        let run = try Run(s, recording: recording, rules: liveRules, speed: 0.5)
+        let seen = Self.watch(s, run)
+        #expect(run.waitForReplay(), "\(run.sessionText)")
+        var visited: [Int] = []
+        for state in seen where visited.last != state.activeWorkspace { visited.append(state.activeWorkspace) }
+        #expect(visited == [1, 0, 1], "right (previous), then left (next): \(visited) \(run.sessionText)")
+        #expect(s.shell.waitForState { $0.settled && $0.activeWorkspace == 1 } != nil)
+        #expect(run.sessionText.components(separatedBy: "live: workspace").count == 3, "\(run.sessionText)")
     }
 
     static func daemonKilled(_ s: GnomeStage) throws {
