@@ -24,8 +24,8 @@ public final class Session: @unchecked Sendable {
     private let desktopBus: Result<DesktopBus, Errno>?
     /// On GNOME: EdgeSwipe's extension, on the desktop bus's thread.
     private var gnome: GnomeShell?
-    /// Whether the extension said it sends keys (it registered, with `keys`).
-    private var gnomeKeys = false
+    /// GNOME's keys backend, while the extension offers keys (it registered, with `keys`).
+    private var gnomeKeys: (any KeySender)?
     public let commands: CommandRunner
     /// Rules already told they cannot run here (logged once per rule and cause).
     private var refused: Set<String> = []
@@ -69,10 +69,10 @@ public final class Session: @unchecked Sendable {
         switch event {
         case .registered(let capabilities, _):
             live.available = Set(LiveFamily.allCases.filter { capabilities.contains($0.rawValue) })
-            gnomeKeys = capabilities.contains("keys")
+            gnomeKeys = capabilities.contains("keys") ? gnome : nil
         case .unavailable:
             live.available = []
-            gnomeKeys = false
+            gnomeKeys = nil
         case .focus(let new):
             if app != new { logger.debug("focus: \(new ?? "(nothing)")") }
             app = new
@@ -219,8 +219,8 @@ public final class Session: @unchecked Sendable {
         case .workspace where matcher.desktop == .gnome:
             refuse(rule, "workspace rules on GNOME need EdgeSwipe's GNOME Shell extension: run `gnome-extensions enable edgeswipe@edgeswipe.invalid`")
         case .key(let chord) where matcher.desktop == .gnome:
-            if let gnome, gnomeKeys {
-                gnome.send(chord, rule: "\(rule)")
+            if let keys = gnomeKeys {
+                keys.send(chord, rule: "\(rule)")
             } else {
                 refuse(rule, "keys on GNOME need EdgeSwipe's GNOME Shell extension: run `gnome-extensions enable edgeswipe@edgeswipe.invalid`")
             }

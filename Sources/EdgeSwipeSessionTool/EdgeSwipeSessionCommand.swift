@@ -22,7 +22,8 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             ordinary read-only client of the daemon and reconnects when the daemon restarts. Its rules are in \
             $XDG_CONFIG_HOME/edgeswipe/session.toml (~/.config/edgeswipe/session.toml); with no file it uses the \
             built-in defaults (3-finger swipes left/right: next/previous workspace on sway, Hyprland and niri; a \
-            left-edge swipe: alt+Left). SIGHUP reloads the file, keeping the rules in force if it is wrong. \
+            left-edge swipe: alt+Left; on GNOME, with EdgeSwipe's extension, a touchscreen's top edge opens the \
+            overview with the finger and the left edge is alt+Left). SIGHUP reloads the file, keeping the rules in force if it is wrong. \
             Exit status: 0 stopped; 1 --check-config found a problem; 64 bad arguments; 78 the rules file is wrong.
             """)
 
