@@ -172,6 +172,22 @@ struct GnomeShellTests {
         #expect(calls.dropLast().last == "UpdateGesture 1,0.600", "\(calls)")
     }
 
+    @Test("the extension disabled after registering: the first begin finds it gone, says once how to enable it, then rules fall back; enabled again, live again")
+    func disabledLater() throws {
+        let rig = try Rig()
+        #expect(waitUntil(timeout: 20) { rig.log.contains("registered with EdgeSwipe's extension") }, "\(rig.log.all)")
+        #expect(try rig.mock.send("ext-disable") == "ok")
+        rig.feed([Self.hello()] + Self.swipe(1))
+        #expect(waitUntil(timeout: 20) { rig.log.contains("gnome-extensions enable edgeswipe@edgeswipe.invalid") }, "\(rig.log.all)")
+        rig.feed(Self.swipe(2) + Self.swipe(3))
+        #expect(waitUntil(timeout: 20) { rig.log.contains("workspace rules on GNOME need EdgeSwipe's GNOME Shell extension") }, "\(rig.log.all)")
+        #expect(rig.log.all.filter { $0.contains("is not enabled") }.count == 1, "\(rig.log.all)")
+        #expect(try rig.mock.send("extension") == "ok")
+        #expect(waitUntil(timeout: 20) { rig.log.all.filter { $0.contains("registered with EdgeSwipe's extension") }.count == 2 }, "\(rig.log.all)")
+        rig.feed(Self.swipe(4))
+        #expect(waitUntil(timeout: 20) { rig.calls().contains("EndGesture 4,true,250") }, "\(rig.calls())")
+    }
+
     @Test("the daemon lost mid-gesture: GNOME's gesture goes back")
     func daemonLost() throws {
         let rig = try Rig()

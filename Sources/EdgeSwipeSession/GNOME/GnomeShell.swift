@@ -223,17 +223,34 @@ public final class GnomeShell: Sendable {
                     sendClaims(context)
                     readFocus(context)
                 case .failure(let error):
-                    switch error.remoteName {
-                    case "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownObject",
-                        "org.freedesktop.DBus.Error.UnknownInterface", "org.freedesktop.DBus.Error.ServiceUnknown":
-                        if !saidNotEnabled { logger.notice("\(GnomeShell.enableHint)") }
-                        saidNotEnabled = true
-                    default:
+                    if Self.meansNotEnabled(error) {
+                        notEnabled()
+                    } else {
                         logger.error("GNOME: EdgeSwipe's extension refused to register this session: \(error)")
+                        deliver(.unavailable)
                     }
-                    deliver(.unavailable)
                 }
             }
+        }
+
+        /// Whether `error` says the extension's object is not there (never enabled, or disabled since).
+        static func meansNotEnabled(_ error: BusError) -> Bool {
+            switch error.remoteName {
+            case "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownObject",
+                "org.freedesktop.DBus.Error.UnknownInterface", "org.freedesktop.DBus.Error.ServiceUnknown":
+                true
+            default:
+                false
+            }
+        }
+
+        /// The extension is not there: said once (until it registers again), and nothing is live any more.
+        private func notEnabled() {
+            if !saidNotEnabled { logger.notice("\(GnomeShell.enableHint)") }
+            saidNotEnabled = true
+            registered = false
+            resolving = [:]
+            deliver(.unavailable)
         }
 
         func sendClaims(_ context: BusContext) {
@@ -292,6 +309,8 @@ public final class GnomeShell: Sendable {
             ) { [unowned self] result in
                 if case .failure(let error) = result {
                     deliver(.settled(transition: id, reason: "GNOME Shell refused to begin \(name): \(error)"))
+                    // Disabled since it registered us (it says Ready when it is enabled again).
+                    if Self.meansNotEnabled(error) { notEnabled() }
                 }
             }
         }
