@@ -188,6 +188,16 @@ struct GnomeShellTests {
         #expect(waitUntil(timeout: 20) { rig.calls().contains("EndGesture 4,true,250") }, "\(rig.calls())")
     }
 
+    @Test("Ready again (after the lock screen): the session registers again and claims its gestures again")
+    func readyAgain() throws {
+        let rig = try Rig()
+        #expect(waitUntil(timeout: 20) { rig.calls().contains("ClaimGestures") }, "\(rig.log.all)")
+        #expect(try rig.mock.send("ext-ready") == "ok")
+        #expect(waitUntil(timeout: 20) { rig.calls().components(separatedBy: "ClaimGestures [touchpad-horizontal touchscreen-horizontal]").count == 3 },
+                "\(rig.calls())")
+        #expect(rig.calls().components(separatedBy: "Register 1").count == 3, "\(rig.calls())")
+    }
+
     @Test("the daemon lost mid-gesture: GNOME's gesture goes back")
     func daemonLost() throws {
         let rig = try Rig()
