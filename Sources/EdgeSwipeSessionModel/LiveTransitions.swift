@@ -386,7 +386,7 @@ public enum GnomeClaims {
     public static func gestures(for rules: RuleSet) -> [String] {
         var out: Set<String> = []
         for rule in rules.rules where LiveKind(rule, desktop: .gnome) != nil && rule.match.edge == nil {
-            guard rule.match.desktop == nil || rule.match.desktop == .gnome else { continue }
+            guard rule.applies(on: .gnome) else { continue }
             if let fingers = rule.match.fingers, fingers.upperBound < 3 { continue }
             let devices: [DeviceKind] = rule.match.device.map { [$0] } ?? [.touchpad, .touchscreen]
             let axes: [String] =

@@ -45,7 +45,7 @@ struct GnomeShellTests {
             let bus = try DesktopBus(logger: log.logger) { () throws(BusError) in try SDBus.connect(address: address) }
             session = Session(
                 rules: try SessionRulesParser.parse(rules, file: "s.toml"), desktop: .gnome, environment: [:],
-                eventLoop: MultiThreadedEventLoopGroup.singleton.next(), compositor: nil, keyboard: nil, desktopBus: .success(bus),
+                eventLoop: MultiThreadedEventLoopGroup.singleton.next(), compositor: nil, keys: nil, desktopBus: .success(bus),
                 logger: log.logger)
         }
 

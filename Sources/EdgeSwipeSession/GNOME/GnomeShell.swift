@@ -361,3 +361,6 @@ public final class GnomeShell: Sendable {
         }
     }
 }
+
+/// On GNOME the keys role is the extension's (`SendChord`): GNOME has no virtual-keyboard protocol.
+extension GnomeShell: KeySender {}
