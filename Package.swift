@@ -413,7 +413,8 @@ let package = Package(
         .testTarget(
             name: "EdgeSwipeSessionTests",
             dependencies: [
-                "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeVocabulary", "EdgeSwipeSystem", "EdgeSwipeBus", "EdgeSwipeTestSupport", "CWayland", "CCairo",
+                "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeVocabulary", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
+                "EdgeSwipeBus", "EdgeSwipeTestSupport", "CCairo",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
