@@ -284,7 +284,7 @@ let package = Package(
         .target(
             name: "EdgeSwipeSessionTool",
             dependencies: [
-                "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeClient", "EdgeSwipeTOML", "EdgeSwipeSystem",
+                "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeClient", "EdgeSwipeTOML", "EdgeSwipeSystem", "EdgeSwipeBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -413,8 +413,8 @@ let package = Package(
         .testTarget(
             name: "EdgeSwipeSessionTests",
             dependencies: [
-                "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeVocabulary", "EdgeSwipeProtocol", "EdgeSwipeSystem", "EdgeSwipeBus",
-                "EdgeSwipeTestSupport", "CCairo",
+                "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeVocabulary", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
+                "EdgeSwipeBus", "EdgeSwipeTestSupport", "CCairo",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

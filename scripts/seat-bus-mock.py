@@ -23,6 +23,16 @@ line, and answers each with `ok [detail]` or `error <reason>`:
   thaw logind|sensors      it runs again (SIGCONT) and answers what was queued
   kwin-calls               ok, then the shortcuts KWin was asked to invoke, comma-separated
   overview                 ok true|false: GNOME Shell's OverviewActive
+  extension                EdgeSwipe's GNOME Shell extension on the fake GNOME Shell (`shell`): org.edgeswipe.Shell1
+                           at /org/edgeswipe/Shell (its Register offers everything, its other methods are recorded),
+                           and its Ready signal
+  ext-calls                ok, then the calls made to it, `Member arg,arg` each, separated by `;`
+  ext-focus APP DESKTOP    its FocusedApp becomes (APP, DESKTOP) and FocusedAppChanged is sent ("-" for empty)
+  ext-settle ID REASON     its GestureSettled(ID, REASON)
+  ext-modal true|false     a modal dialog is up: BeginGesture answers Error.NotAllowedNow
+  ext-ready                its Ready signal again (as after the lock screen)
+  ext-disable              the extension disabled: its object goes (GNOME Shell stays); `extension` brings it back
+  ext-forge-focus APP      a FocusedAppChanged naming APP, from a connection that is not GNOME Shell
   forge ID                 a seat PropertiesChanged naming session ID, addressed to every other connection by
                            someone who does not own logind
   quit                     stop everything (also on end of input)
@@ -56,6 +66,10 @@ SENSORS = "net.hadess.SensorProxy"
 SEAT = "/org/freedesktop/login1/seat/seat0"
 KWIN = "org.kde.kglobalaccel"
 SHELL = "org.gnome.Shell"
+EXT = "org.edgeswipe.Shell1"
+EXT_PATH = "/org/edgeswipe/Shell"
+EXT_CAPABILITIES = ["workspace", "overview", "keys", "focused-app", "claim:touchpad-horizontal", "claim:touchpad-vertical",
+                    "claim:touchscreen-horizontal", "claim:touchscreen-vertical"]
 # Each service: its bus name, and how python3-dbusmock starts it (a template, or a name, an object and an interface).
 SERVICES = {
     "logind": (LOGIND, ["--template", "logind"]),
@@ -150,6 +164,9 @@ class Bus:
         process.stdin.flush()
         return process.stdout.readline().strip() or "error the slow logind ended"
 
+    def ext_mock(self):
+        return dbus.Interface(self.conn.get_object(SHELL, EXT_PATH), MOCK)
+
     def logind_mock(self):
         return dbus.Interface(self.conn.get_object(LOGIND, "/org/freedesktop/login1"), MOCK)
 
@@ -228,6 +245,60 @@ class Bus:
             active = self.conn.get_object(SHELL, "/org/gnome/Shell").Get(SHELL, "OverviewActive",
                                                                         dbus_interface="org.freedesktop.DBus.Properties")
             return "ok " + ("true" if active else "false")
+        if op == "extension":
+            self.shell_mock().AddObject(EXT_PATH, EXT, {
+                "ApiVersion": dbus.UInt32(1), "Modal": False,
+                "FocusedApp": dbus.Struct(("", ""), signature="ss"),
+            }, [
+                ("Register", "u", "usas", 'ret = (dbus.UInt32(1), "43.9", ' + repr(EXT_CAPABILITIES) + ')'),
+                ("Unregister", "", "", ""),
+                ("BeginGesture", "tsi", "", 'if self.props["' + EXT + '"]["Modal"]:\n'
+                 '    raise dbus.exceptions.DBusException("a modal dialog is up", name="' + EXT + '.Error.NotAllowedNow")'),
+                ("UpdateGesture", "td", "", ""),
+                ("EndGesture", "tbu", "", ""),
+                ("SendChord", "asu", "", ""),
+                ("ClaimGestures", "as", "as", "ret = args[0]"),
+            ])
+            self.ext_mock().EmitSignal(EXT, "Ready", "u", [dbus.UInt32(1)])
+            return "ok"
+        if op == "ext-calls":
+            calls = self.ext_mock().GetCalls()
+            def text(v):
+                if isinstance(v, (list, dbus.Array)):
+                    return "[" + " ".join(text(x) for x in v) + "]"
+                if isinstance(v, dbus.Boolean):
+                    return "true" if v else "false"
+                if isinstance(v, float):
+                    return "%.3f" % v
+                return str(v)
+            return "ok " + ";".join(str(m) + " " + ",".join(text(a) for a in args) for _, m, args in calls)
+        if op == "ext-focus":
+            app, desktop = ("" if w == "-" else w for w in words[1:3])
+            self.conn.get_object(SHELL, EXT_PATH).Set(EXT, "FocusedApp", dbus.Struct((app, desktop), signature="ss"),
+                                                      dbus_interface="org.freedesktop.DBus.Properties")
+            self.ext_mock().EmitSignal(EXT, "FocusedAppChanged", "ss", [app, desktop])
+            return "ok"
+        if op == "ext-settle":
+            self.ext_mock().EmitSignal(EXT, "GestureSettled", "ts", [dbus.UInt64(int(words[1])), words[2]])
+            return "ok"
+        if op == "ext-modal":
+            self.conn.get_object(SHELL, EXT_PATH).Set(EXT, "Modal", dbus.Boolean(words[1] == "true"),
+                                                      dbus_interface="org.freedesktop.DBus.Properties")
+            return "ok"
+        if op == "ext-disable":
+            self.shell_mock().RemoveObject(EXT_PATH)
+            return "ok"
+        if op == "ext-ready":
+            self.ext_mock().EmitSignal(EXT, "Ready", "u", [dbus.UInt32(1)])
+            return "ok"
+        if op == "ext-forge-focus":
+            forger = dbus.bus.BusConnection(self.address)
+            message = dbus.lowlevel.SignalMessage(EXT_PATH, EXT, "FocusedAppChanged")
+            message.append(words[1], words[1], signature="ss")
+            forger.send_message(message)
+            forger.flush()
+            forger.close()
+            return "ok"
         if op == "forge":
             # The same signal logind would send, from a connection that does not own its name.
             # Broadcast, the bus itself drops it (the subscriber's match names logind as the sender); addressed to

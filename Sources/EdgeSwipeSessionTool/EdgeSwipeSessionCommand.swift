@@ -1,3 +1,4 @@
+import EdgeSwipeBus
 import ArgumentParser
 import EdgeSwipeClient
 import EdgeSwipeSessionModel
@@ -21,7 +22,8 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             ordinary read-only client of the daemon and reconnects when the daemon restarts. Its rules are in \
             $XDG_CONFIG_HOME/edgeswipe/session.toml (~/.config/edgeswipe/session.toml), tried before the built-in \
             ones (3-finger swipes left/right: next/previous workspace on sway, Hyprland and niri; a left-edge swipe: \
-            alt+Left), which still apply unless the file says defaults = false. SIGHUP reloads the file, keeping the \
+            alt+Left; on GNOME, with EdgeSwipe's extension, a touchscreen's top edge opens the overview with the finger, \
+            and GNOME's own 3-finger swipes stay), which still apply unless the file says defaults = false. SIGHUP reloads the file, keeping the \
             rules in force if it is wrong. --dry-run fires nothing and logs what it would do, while the overlay draws. \
             Exit status: 0 stopped; 1 --check-config found a problem; 64 bad arguments; 78 the rules file is wrong.
             """)
@@ -79,8 +81,9 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         let eventLoop = group.next()
         // The compositor is followed in a dry run too (the focused app decides which rules match); only firing stops.
         let compositor = desktop.map { compositorIPC(for: $0, environment: environment, eventLoop: eventLoop, logger: logger) }
-        // A dry run sends no key, so it binds no key protocol; the overlay still draws.
-        let sendsKeys = rules.needsKeyboard && !dryRun
+        // A dry run sends no key, so it binds no key protocol; the overlay still draws. On GNOME keys go through
+        // EdgeSwipe's extension (the session's GNOME backend), not Wayland.
+        let sendsKeys = rules.needsKeyboard && !dryRun && desktop != .gnome
         let wayland = Self.waylandThread(for: rules, keys: sendsKeys, environment: environment, logger: logger)
         // Keys go to the Wayland thread whenever there is one, so that a reload may add the first key rule.
         let keys: Result<any KeySender, WaylandError>? = wayland.map { $0.map { $0 as any KeySender } }
@@ -118,7 +121,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             case .success(let r):
                 current = r
                 session.replace(r)
-                if case .success(let thread)? = wayland { thread.replace(overlay: r.overlay, keys: r.needsKeyboard && !dryRun) }
+                if case .success(let thread)? = wayland { thread.replace(overlay: r.overlay, keys: r.needsKeyboard && !dryRun && desktop != .gnome) }
                 logger.notice("reloaded: rules: \(r.summary(on: desktop))")
                 // The Wayland thread is started when the first rules need it: a reload that is the first to need it
                 // (keys, with the overlay off) needs a restart.
@@ -212,6 +215,13 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         let problems = Session.problems(of: rules, desktop: desktop, compositor: compositorProblem, keyboard: keyboardProblem)
         print("this session: \(desktop?.rawValue ?? "unknown desktop")\(problems.isEmpty ? ", every rule can run" : "")")
         for p in problems { print("  note: \(p)") }
+        if desktop == .gnome {
+            let present: Result<UInt32, BusError>
+            do { present = GnomeShell.probe(try SDBus.user()) } catch { present = .failure(error) }
+            if case .failure(let error) = present { print("GNOME: EdgeSwipe's extension is not there (\(error)): run `gnome-extensions enable edgeswipe@edgeswipe.invalid`") }
+            print("on GNOME, rule by rule:")
+            for line in Session.gnomePlan(of: rules.rules(on: .gnome), extensionPresent: (try? present.get()) != nil) { print("  - \(line)") }
+        }
         print("overlay: \(Self.overlayStatus(rules.overlay, globals: globals))")
         return 0
     }

@@ -35,18 +35,21 @@ struct SessionCommandTests {
             .write(to: good, atomically: true, encoding: .utf8)
         let ok = try Self.run(["--check-config", good.path], environment: ["XDG_CURRENT_DESKTOP": "GNOME"])
         #expect(ok.status == 0, "\(ok.stderr)")
-        #expect(ok.stdout.contains("good.toml: 2 rules, then 3 built-in (defaults = false in the file turns them off)"), "\(ok.stdout)")
+        #expect(ok.stdout.contains("good.toml: 2 rules, then 2 built-in (defaults = false in the file turns them off)"), "\(ok.stdout)")
         // Each rule with its conditions, the file's first, then the built-in ones.
         let listed = ok.stdout.split(separator: "\n").filter { $0.hasPrefix("  rule ") }.map { String($0.dropFirst(2)) }
         #expect(listed == [
             "rule 'back' (\(good.path):1): left edge; on completed -> key alt+Left",
             "rule '#2' (\(good.path):6): swipe up, 3 fingers; on completed -> sway \"workspace back_and_forth\"",
-            "rule 'next workspace' (built-in): swipe left, 3 fingers; on completed -> workspace next",
-            "rule 'previous workspace' (built-in): swipe right, 3 fingers; on completed -> workspace previous",
             "rule 'back' (built-in): left edge, 1 finger; on completed -> key alt+Left",
-        ], "\(ok.stdout)")
+            "rule 'overview' (built-in): top edge, 1 finger, on a touchscreen, on gnome; on completed -> gnome overview show",
+        ], "GNOME's built-in rules: its own 3-finger swipes stay: \(ok.stdout)")
         #expect(ok.stdout.contains("this session: gnome"))
-        #expect(ok.stdout.contains("note: rule 'back' (\(good.path):1): keys cannot be sent: $WAYLAND_DISPLAY is not set"), "\(ok.stdout)")
+        // On GNOME keys go through EdgeSwipe's extension, absent here (no session bus): said per rule, with the fix.
+        #expect(ok.stdout.contains("GNOME: EdgeSwipe's extension is not there"), "\(ok.stdout)")
+        #expect(ok.stdout.contains("gnome-extensions enable edgeswipe@edgeswipe.invalid"), "\(ok.stdout)")
+        #expect(ok.stdout.contains("  - rule 'back' (\(good.path):1): cannot run: keys on GNOME need EdgeSwipe's extension"), "\(ok.stdout)")
+        #expect(ok.stdout.contains("  - rule 'overview' (built-in): at completion (the overview is toggled over D-Bus; live with EdgeSwipe's extension)"), "\(ok.stdout)")
         #expect(ok.stdout.contains("note: rule '#2' (\(good.path):6): needs sway or i3 ($SWAYSOCK is not set)"), "\(ok.stdout)")
 
         let alone = dir.appendingPathComponent("alone.toml")
