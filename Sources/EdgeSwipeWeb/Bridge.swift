@@ -172,7 +172,7 @@ public struct Bridge: Sendable {
         let http = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(idleTimeout: TimeAmount(limits.idleTimeout)), ws: .init(validateUTF8: true))
         let server = HTTPServerBuilder { responder in
-            GuardedChildChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: http) { request, _, _ in
+            GuardedChildChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: http) { request, channel, _ in
                 guard request.path?.split(separator: "?").first == "/stream", let access = accessBox.value else { return .dontUpgrade }
                 let host = request.authority
                 let query = request.path.flatMap { p in p.firstIndex(of: "?").map { String(p[p.index(after: $0)...]) } }
@@ -184,16 +184,19 @@ public struct Bridge: Sendable {
                     return .dontUpgrade
                 }
                 // Past the cap on tabs: no upgrade (400, before any WebSocket is set up), said at most every 10 s.
-                // Checked again when the tab is added, for tabs opened at the same moment.
-                guard !hub.isFull else {
+                // The place is promised here, so that an upgrade answered before the previous tab was added cannot
+                // pass the cap too; it is given back if the connection closes before its tab is served.
+                guard let reservation = hub.reserve() else {
                     let (log, held) = tabRefusals.withLockedValue { $0.admit() }
                     if log {
                         logger.notice("refused a tab: \(hub.maxTabs) are open, as many as edgeswipe-web serves", metadata: ["refusals_not_logged": "\(held)"])
                     }
                     return .dontUpgrade
                 }
+                channel.closeFuture.whenComplete { _ in reservation.release() }
                 return .upgrade([:]) { inbound, outbound, _ in
-                    try await Self.serveTab(hub: hub, client: client, control: control, inbound: inbound, outbound: outbound, logger: logger)
+                    try await Self.serveTab(
+                        hub: hub, reservation: reservation, client: client, control: control, inbound: inbound, outbound: outbound, logger: logger)
                 }
             }, table: table, logger: logger)
         }
@@ -242,11 +245,11 @@ public struct Bridge: Sendable {
 
     /// One tab: its outbox drained into the WebSocket by a task of its own, and its requests read here.
     static func serveTab(
-        hub: Hub, client: EdgeSwipeClient, control: Bool, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-        logger: Logger
+        hub: Hub, reservation: Hub.Reservation, client: EdgeSwipeClient, control: Bool, inbound: WebSocketInboundStream,
+        outbound: WebSocketOutboundWriter, logger: Logger
     ) async throws {
-        guard let outbox = hub.addTab() else {
-            // Tabs opened at the same moment passed the upgrade's check together: 1013, try again later.
+        guard let outbox = hub.addTab(reservation) else {
+            // The reservation ended before the tab was served (its connection closed): 1013, try again later.
             try await outbound.close(.unknown(1013), reason: "edgeswipe-web: \(hub.maxTabs) tabs are open")
             return
         }

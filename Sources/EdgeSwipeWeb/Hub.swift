@@ -46,6 +46,32 @@ public final class Hub: Sendable {
         var connected = false
         /// Lines published since start: what the performance figures count.
         var published = 0
+        /// Places promised to upgrades whose tab has not been added yet (``Reservation``).
+        var reserved = 0
+    }
+
+    /// A tab's place, promised when the bridge answers an upgrade and kept until the tab is added (``addTab(_:)``)
+    /// or its connection closes first (``release()``), whichever comes first. Without it, two upgrades answered
+    /// before either tab was added both passed the cap's check, and the later one got a 101 and then a close (1013).
+    public final class Reservation: Sendable {
+        private let hub: Hub
+        private let open = NIOLockedValueBox(true)
+
+        fileprivate init(hub: Hub) { self.hub = hub }
+
+        /// Gives the place back if no tab took it (a connection that closed before its tab was served).
+        public func release() {
+            guard take() else { return }
+            hub.state.withLockedValue { $0.reserved -= 1 }
+        }
+
+        /// Whether this is the first end of the reservation (a tab taking it, or its release).
+        fileprivate func take() -> Bool {
+            open.withLockedValue { isOpen in
+                defer { isOpen = false }
+                return isOpen
+            }
+        }
     }
 
     let state = NIOLockedValueBox(State())
@@ -64,19 +90,36 @@ public final class Hub: Sendable {
 
     /// Tabs connected now.
     public var tabCount: Int { state.withLockedValue { $0.tabs.count } }
-    /// Whether ``maxTabs`` are connected.
-    public var isFull: Bool { tabCount >= maxTabs }
+    /// Whether ``maxTabs`` are connected or promised.
+    public var isFull: Bool { state.withLockedValue { $0.tabs.count + $0.reserved >= maxTabs } }
     /// Whether the daemon connection is up (it has said hello).
     public var isConnected: Bool { state.withLockedValue { $0.connected } }
 
-    /// A new tab: its outbox, already holding the welcome and the snapshot; `nil` when ``maxTabs`` are connected.
-    public func addTab() -> TabOutbox? {
+    /// A place for a tab about to be upgraded; `nil` when ``maxTabs`` are connected or promised.
+    public func reserve() -> Reservation? {
+        let granted = state.withLockedValue { s -> Bool in
+            guard s.tabs.count + s.reserved < maxTabs else { return false }
+            s.reserved += 1
+            return true
+        }
+        return granted ? Reservation(hub: self) : nil
+    }
+
+    /// A new tab: its outbox, already holding the welcome and the snapshot; `nil` when ``maxTabs`` are connected or
+    /// promised. With the tab's `reservation` it takes the place promised to it (`nil` if the reservation ended).
+    public func addTab(_ reservation: Reservation? = nil) -> TabOutbox? {
         let outbox = TabOutbox(limits: limits)
         let welcome = ByteBuffer(bytes: welcome())
+        let reserved = reservation?.take() ?? false
+        if reservation != nil && !reserved { return nil }
         // Under the hub's lock, so that no live line can reach the tab before its catch-up (the outbox's own lock
         // is only ever taken inside the hub's, never the other way round).
         return state.withLockedValue { s -> TabOutbox? in
-            guard s.tabs.count < maxTabs else { return nil }
+            if reserved {
+                s.reserved -= 1
+            } else {
+                guard s.tabs.count + s.reserved < maxTabs else { return nil }
+            }
             s.tabs[ObjectIdentifier(outbox)] = outbox
             _ = outbox.enqueue(welcome, key: nil)
             for line in s.snapshot.lines { _ = outbox.enqueue(line, key: nil) }

@@ -43,6 +43,32 @@ struct HubTests {
         #expect(hub.addTab() != nil)
     }
 
+    @Test("a place promised to an upgrade counts against the cap until its tab takes it, or its connection closes and gives it back")
+    func reservations() throws {
+        let hub = Hub(maxTabs: 2) { Array(#"{"type":"bridge"}"#.utf8) }
+        let first = try #require(hub.reserve())
+        _ = try #require(hub.addTab())
+        // Two upgrades answered before the first tab was added: the second is refused (the bridge's 400).
+        #expect(hub.isFull)
+        #expect(hub.reserve() == nil)
+        #expect(hub.addTab() == nil)
+        // The promised tab takes its place; a second take or a release after it changes nothing.
+        let tab = try #require(hub.addTab(first))
+        #expect(hub.addTab(first) == nil)
+        first.release()
+        #expect(hub.tabCount == 2 && hub.isFull)
+        hub.removeTab(tab)
+        // A connection that closes before its tab is served gives its place back, once.
+        let dropped = try #require(hub.reserve())
+        #expect(hub.isFull)
+        dropped.release()
+        dropped.release()
+        #expect(!hub.isFull)
+        #expect(hub.addTab(dropped) == nil, "a released place is not taken")
+        #expect(hub.addTab() != nil)
+        #expect(hub.isFull)
+    }
+
     @Test("a tab past its limit is dropped; the others go on")
     func slowTabDropped() async throws {
         let hub = Hub(limits: .init(messages: 10, bytes: 1 << 20)) { Array(#"{"type":"bridge"}"#.utf8) }
