@@ -426,7 +426,7 @@ let package = Package(
             name: "edgeswipedTests",
             dependencies: [
                 "EdgeSwipeCore", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeFingerScript",
-                "EdgeSwipeSystem", "EdgeSwipeTestSupport", "EdgeSwipeSession",
+                "EdgeSwipeSystem", "EdgeSwipeTestSupport", "EdgeSwipeSession", "EdgeSwipeSessionModel",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses; the overlay tests'

@@ -5,6 +5,7 @@ import EdgeSwipeSystem
 public import Logging
 public import NIOCore
 public import SystemPackage
+import NIOConcurrencyHelpers
 
 /// The session client's core: the daemon's stream in, the rules matched, the effects carried out. Everything runs on
 /// ``eventLoop`` (the daemon client's and the compositor connections'): a message is matched and its effect's
@@ -24,6 +25,7 @@ public final class Session: @unchecked Sendable {
     /// Rules already told they cannot run here (logged once per rule and cause).
     private var refused: Set<String> = []
     private var observers: [@Sendable (EdgeSwipeClient.Observation) -> Void] = []
+    private let unreadableLog = NIOLockedValueBox(LogThrottle(interval: Session.unreadableInterval))
     /// Rules fired since start (what `--check-config` and the tests count).
     public private(set) var fired = 0
 
@@ -99,7 +101,20 @@ public final class Session: @unchecked Sendable {
     /// taken for the compositor's).
     public func stop() {
         if case .success(let ipc)? = compositor { ipc.stop() }
+        commands.stop()
     }
+
+    /// A line from the daemon the client could not read and skipped (``EdgeSwipeClient/observeUnreadableLines(_:)``):
+    /// logged at most once per ``unreadableInterval``, with how many were skipped meanwhile, since whatever writes
+    /// them controls how many come.
+    public func unreadable(_ reason: String, line: [UInt8]) {
+        let (allowed, held) = unreadableLog.withLockedValue { $0.admit() }
+        guard allowed else { return }
+        let shown = String(decoding: line.prefix(160), as: UTF8.self)
+        logger.warning("daemon: skipped a line it cannot read (\(reason))\(held > 0 ? "; \(held) more skipped since the last said" : ""): \(shown)\(line.count > 160 ? "…" : "")")
+    }
+
+    static let unreadableInterval = Duration.seconds(10)
 
     /// Also hands every observation to `body` (on the event loop, after the rules): how another part of the
     /// session (the overlay) follows the same stream.
@@ -119,7 +134,13 @@ public final class Session: @unchecked Sendable {
     public func handle(_ observation: EdgeSwipeClient.Observation) {
         switch observation {
         case .message(let message, _):
-            for firing in matcher.handle(message, app: app) { fire(firing) }
+            for action in matcher.handle(message, app: app) {
+                switch action {
+                case .fire(let firing): fire(firing)
+                case .warning(let line): logger.warning("\(line)")
+                case .trace(let line): logger.trace("\(line)")
+                }
+            }
         case .disconnected:
             logger.notice("daemon: connection lost; reconnecting (nothing fires for what it missed)")
         case .waiting(let socket):
@@ -202,13 +223,16 @@ public final class Session: @unchecked Sendable {
 }
 
 extension String {
-    /// `x` with up to four decimals, without Foundation (`0.7`, `1`, `0.3333`).
+    /// `x` with up to four decimals, without Foundation (`0.7`, `1`, `0.3333`). The client reads the stream's
+    /// numbers within ±1e9 (``WireRanges``); past ±1e12 (or not finite) it writes the bound, so that the conversion
+    /// below never traps whatever it is handed.
     init(format2 x: Double) {
         guard x.isFinite else {
             self = "0"
             return
         }
-        let scaled = (x * 10000).rounded()
+        let bound = 1e12
+        let scaled = (Swift.min(bound, Swift.max(-bound, x)) * 10000).rounded()
         var s = String(Int64(scaled) / 10000)
         var fraction = abs(Int64(scaled) % 10000)
         if scaled < 0 && s == "0" { s = "-0" }

@@ -146,7 +146,10 @@ public struct OverlayPainter: Sendable {
         cairo_set_source_rgba(cr, 1, 1, 1, 0.5 * a)
         cairo_fill(cr)
 
-        let rows = max(0, min(3, Int((h - 80) / 68)))
+        // Clamped before the conversion: the client reads heights within ±1e9 (WireRanges), but a NaN or a 1e300
+        // here must not trap the drawing thread either.
+        let fit = (h - 80) / 68
+        let rows = fit.isNaN ? 0 : Int(min(3, max(0, fit)))
         let labelY = grabberBelow ? y + h - 34 - Double(rows) * 68 : y + 44
         cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
         cairo_set_font_size(cr, 17)
