@@ -67,11 +67,10 @@ public struct StreamState: Sendable {
     /// The latest gesture message of each device (a blocked swipe's rubber band among them).
     public private(set) var gestures: [UInt32: GestureMessage] = [:]
 
-    /// Transitions followed at once: as many as the daemon runs (one per container). Past it (a stream no daemon
-    /// writes) the oldest is dropped, so that memory stays bounded whatever comes.
-    public static let maxTransitions = StateLimits.maxContainers
-    /// Devices, and gestures by device, remembered at once (a stream can announce any number of ids).
-    public static let maxDevices = 256
+    /// Transitions followed at once (``ClientBounds``): past it the oldest is dropped.
+    public static let maxTransitions = ClientBounds.maxTransitions
+    /// Devices, and gestures by device, remembered at once (``ClientBounds``).
+    public static let maxDevices = ClientBounds.maxDevices
 
     public init() {}
 

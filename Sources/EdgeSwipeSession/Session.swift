@@ -153,7 +153,11 @@ public final class Session: @unchecked Sendable {
     public func fire(_ firing: Firing) {
         fired += 1
         let rule = firing.rule
-        logger.info("\(rule): \(firing.facts.gestureName) \(firing.phase.rawValue)\(firing.app.map { " in \($0)" } ?? "") -> \(rule.effect)")
+        // A `changed` rule fires at every step crossed, hundreds of times a second if its stream says so: its
+        // firings are debug lines; the phases that fire once per transition are info.
+        logger.log(
+            level: firing.phase == .changed ? .debug : .info,
+            "\(rule): \(firing.facts.gestureName) \(firing.phase.rawValue)\(firing.app.map { " in \($0)" } ?? "") -> \(rule.effect)")
         switch rule.effect {
         case .workspace, .sway, .hyprland, .niri:
             switch compositor {

@@ -1,4 +1,3 @@
-import EdgeSwipeClient
 public import EdgeSwipeProtocol
 public import EdgeSwipeVocabulary
 
@@ -341,13 +340,13 @@ public struct RuleMatcher: Sendable {
     private var ended = EndedMemory(capacity: endedMemory)
     private var warned: Set<String> = []
 
-    /// Transitions followed at once: as many as the daemon runs (one per container).
-    public static let maxRunning = StateLimits.maxContainers
+    /// Transitions followed at once: as many as the daemon runs (one per container; ``ClientBounds``).
+    public static let maxRunning = ClientBounds.maxTransitions
     /// Ended transitions remembered by id: never fewer than ``maxRunning``, so that every transition that ran at once
     /// with another is still remembered when that one ends.
     public static let endedMemory = 4 * maxRunning
-    /// Devices remembered (a hostile stream can announce any number): as many as the stream state keeps.
-    public static let maxDevices = StreamState.maxDevices
+    /// Devices remembered (a hostile stream can announce any number; ``ClientBounds``).
+    public static let maxDevices = ClientBounds.maxDevices
 
     public init(rules: RuleSet, desktop: Desktop?) {
         self.rules = rules
