@@ -218,11 +218,16 @@ public enum HyprlandWire {
     public static func outputNameProblem(_ name: String) -> String? {
         if name.isEmpty { return "is empty" }
         if name.utf8.count > 256 { return "is \(name.utf8.count) bytes long (at most 256)" }
-        if name.contains(";") { return "contains ';', which separates Hyprland's batched commands" }
+        // In bytes: ";" followed by a combining mark is one Character that is not ";", and Hyprland splits bytes.
+        if name.utf8.contains(UInt8(ascii: ";")) { return "contains ';', which separates Hyprland's batched commands" }
         if let c = name.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             return "contains the control character U+\(String(c.value, radix: 16, uppercase: true))"
         }
-        if name.first?.isWhitespace == true || name.last?.isWhitespace == true { return "begins or ends with white space" }
+        // By Unicode scalar, as Hyprland reads bytes: a space followed by a combining mark is one Character, which
+        // Swift counts as white space although the name does not end in a space.
+        if name.unicodeScalars.first?.properties.isWhitespace == true || name.unicodeScalars.last?.properties.isWhitespace == true {
+            return "begins or ends with white space"
+        }
         return nil
     }
 
@@ -249,7 +254,7 @@ public enum HyprlandWire {
     /// workspace request against).
     public static func commands(in request: String) -> [String] {
         guard request.hasPrefix("[[BATCH]]") else { return [request] }
-        return request.dropFirst("[[BATCH]]".count).split(separator: ";", omittingEmptySubsequences: true)
+        return request.unicodeScalars.dropFirst("[[BATCH]]".count).split(separator: ";", omittingEmptySubsequences: true)
             .map { String($0).trimmingWhiteSpace }.filter { !$0.isEmpty }
     }
 
@@ -273,11 +278,12 @@ public enum HyprlandWire {
 }
 
 extension String {
-    /// Without the white space around it (the session's modules do not import Foundation).
+    /// Without the white space around it (the session's modules do not import Foundation), scalar by scalar: a
+    /// Character of a space and a combining mark is not white space to a compositor that trims bytes.
     var trimmingWhiteSpace: String {
-        var s = Substring(self)
-        while s.first?.isWhitespace == true { s.removeFirst() }
-        while s.last?.isWhitespace == true { s.removeLast() }
+        var s = Substring(self).unicodeScalars
+        while s.first?.properties.isWhitespace == true { s.removeFirst() }
+        while s.last?.properties.isWhitespace == true { s.removeLast() }
         return String(s)
     }
 }

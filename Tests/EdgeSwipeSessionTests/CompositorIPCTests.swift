@@ -159,6 +159,9 @@ struct CompositorIPCTests {
         OutputName(name: "eDP-1", problem: nil),
         OutputName(name: "Virtual 1", problem: nil),
         OutputName(name: "HDMI-A-1;dispatch exec touch /tmp/pwned", problem: "contains ';', which separates Hyprland's batched commands"),
+        // Found by the hyprland-replies fuzzer: ";" and a combining mark make one Character that is not ";".
+        OutputName(name: "HDMI-A-1;\u{0350}dispatch exec touch /tmp/pwned", problem: "contains ';', which separates Hyprland's batched commands"),
+        OutputName(name: "\u{0350}", problem: nil),
         OutputName(name: "DSI-1\ndispatch exec x", problem: "contains the control character U+A"),
         OutputName(name: "DSI-1\u{0}x", problem: "contains the control character U+0"),
         OutputName(name: " DSI-1", problem: "begins or ends with white space"),
