@@ -9,9 +9,14 @@ import NIOConcurrencyHelpers
 
 /// The session client's core: the daemon's stream in, the rules matched, the effects carried out. Everything runs on
 /// ``eventLoop`` (the daemon client's and the compositor connections'): a message is matched and its effect's
-/// request written in the same turn of the loop that read it, and nothing here waits on another process.
+/// request written in the same turn of the loop that read it, and nothing here waits on another process or thread:
+/// key chords and the overlay's observations are handed to the Wayland thread (``WaylandThread``), D-Bus calls to
+/// the bus thread.
 ///
 /// Other parts of the session (the overlay) observe the same stream through ``observe(_:)``.
+///
+/// Its state is the event loop's: every entry point that reads or writes it is on the loop, which ``handle(_:)`` and
+/// ``fire(_:)`` check (`preconditionInEventLoop`), hence `@unchecked Sendable`.
 public final class Session: @unchecked Sendable {
     public let eventLoop: any EventLoop
     private let logger: Logger
@@ -19,7 +24,7 @@ public final class Session: @unchecked Sendable {
     private var matcher: RuleMatcher
     private var app: String?
     private let compositor: Result<any CompositorIPC, CompositorIPCError>?
-    private let keyboard: Result<VirtualKeyboard, WaylandError>?
+    private let keys: Result<any KeySender, WaylandError>?
     private let desktopBus: Result<DesktopBus, Errno>?
     public let commands: CommandRunner
     /// Rules already told they cannot run here (logged once per rule and cause).
@@ -28,24 +33,28 @@ public final class Session: @unchecked Sendable {
     private let unreadableLog = NIOLockedValueBox(LogThrottle(interval: Session.unreadableInterval))
     /// Rules fired since start (what `--check-config` and the tests count).
     public private(set) var fired = 0
+    /// `--dry-run`: each firing is logged as what it would do (``Effect/wouldDo``), and nothing is carried out.
+    public let dryRun: Bool
 
     /// The parts a session is made of; tests give fakes.
     public init(
         rules: RuleSet, desktop: Desktop?, environment: [String: String], eventLoop: any EventLoop,
-        compositor: Result<any CompositorIPC, CompositorIPCError>?, keyboard: Result<VirtualKeyboard, WaylandError>?,
-        desktopBus: Result<DesktopBus, Errno>? = nil, commands: CommandRunner? = nil, logger: Logger
+        compositor: Result<any CompositorIPC, CompositorIPCError>?, keys: Result<any KeySender, WaylandError>?,
+        desktopBus: Result<DesktopBus, Errno>? = nil, commands: CommandRunner? = nil, dryRun: Bool = false, logger: Logger
     ) {
+        self.dryRun = dryRun
         self.desktopBus = desktopBus
         self.eventLoop = eventLoop
         self.logger = logger
         self.environment = environment
         self.matcher = RuleMatcher(rules: rules, desktop: desktop)
         self.compositor = compositor
-        self.keyboard = keyboard
+        self.keys = keys
         self.commands = commands ?? CommandRunner(logger: logger)
         if case .success(let ipc) = compositor {
             ipc.followFocus { [weak self] app in
                 guard let self else { return }
+                self.eventLoop.preconditionInEventLoop()
                 if self.app != app { self.logger.debug("focus: \(app ?? "(nothing)")") }
                 self.app = app
             }
@@ -58,7 +67,7 @@ public final class Session: @unchecked Sendable {
     /// What cannot work in this session, rule by rule: said once at start-up (and by `--check-config`).
     public static func problems(of rules: RuleSet, desktop: Desktop?, compositor: CompositorIPCError?, keyboard: WaylandError?) -> [String] {
         var out: [String] = []
-        for rule in rules.rules {
+        for rule in rules.rules(on: desktop) {
             if let wanted = rule.match.desktop, wanted != desktop {
                 out.append("\(rule): only for compositor = \"\(wanted.rawValue)\"; this session is \(desktop?.rawValue ?? "an unknown desktop")")
                 continue
@@ -132,6 +141,7 @@ public final class Session: @unchecked Sendable {
 
     /// One observation of the daemon client; on the event loop.
     public func handle(_ observation: EdgeSwipeClient.Observation) {
+        eventLoop.preconditionInEventLoop()
         switch observation {
         case .message(let message, _):
             for action in matcher.handle(message, app: app) {
@@ -151,13 +161,17 @@ public final class Session: @unchecked Sendable {
 
     /// Carries out `firing`'s effect.
     public func fire(_ firing: Firing) {
+        eventLoop.preconditionInEventLoop()
         fired += 1
         let rule = firing.rule
+        let gesture = "\(firing.facts.gestureName) \(firing.phase.rawValue)\(firing.app.map { " in \($0)" } ?? "")"
+        if dryRun {
+            logger.notice("\(rule): \(gesture) -> \(rule.effect.wouldDo)")
+            return
+        }
         // A `changed` rule fires at every step crossed, hundreds of times a second if its stream says so: its
         // firings are debug lines; the phases that fire once per transition are info.
-        logger.log(
-            level: firing.phase == .changed ? .debug : .info,
-            "\(rule): \(firing.facts.gestureName) \(firing.phase.rawValue)\(firing.app.map { " in \($0)" } ?? "") -> \(rule.effect)")
+        logger.log(level: firing.phase == .changed ? .debug : .info, "\(rule): \(gesture) -> \(rule.effect)")
         switch rule.effect {
         case .workspace, .sway, .hyprland, .niri:
             switch compositor {
@@ -173,9 +187,10 @@ public final class Session: @unchecked Sendable {
                 refuse(rule, Self.unavailability(of: rule.effect, desktop: nil, compositor: nil, keyboard: nil) ?? "no compositor")
             }
         case .key(let chord):
-            switch keyboard {
-            case .success(let kb)?:
-                do { try kb.type(chord) } catch { logger.error("\(rule): cannot send \(chord): \(error)") }
+            switch keys {
+            case .success(let sender)?:
+                // Handed over: the sender says itself, once, when a chord cannot be pressed.
+                sender.send(chord, rule: "\(rule)")
             case .failure(let error)?:
                 refuse(rule, "keys cannot be sent: \(error)")
             case nil:

@@ -19,17 +19,23 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         discussion: """
             Run it in your graphical session (systemctl --user enable --now edgeswipe-session.service). It is an \
             ordinary read-only client of the daemon and reconnects when the daemon restarts. Its rules are in \
-            $XDG_CONFIG_HOME/edgeswipe/session.toml (~/.config/edgeswipe/session.toml); with no file it uses the \
-            built-in defaults (3-finger swipes left/right: next/previous workspace on sway, Hyprland and niri; a \
-            left-edge swipe: alt+Left). SIGHUP reloads the file, keeping the rules in force if it is wrong. \
+            $XDG_CONFIG_HOME/edgeswipe/session.toml (~/.config/edgeswipe/session.toml), tried before the built-in \
+            ones (3-finger swipes left/right: next/previous workspace on sway, Hyprland and niri; a left-edge swipe: \
+            alt+Left), which still apply unless the file says defaults = false. SIGHUP reloads the file, keeping the \
+            rules in force if it is wrong. --dry-run fires nothing and logs what it would do, while the overlay draws. \
             Exit status: 0 stopped; 1 --check-config found a problem; 64 bad arguments; 78 the rules file is wrong.
             """)
 
     @Option(name: .long, help: ArgumentHelp("The daemon's socket.", discussion: EdgeSwipeClient.defaultSocketHelp, valueName: "path"))
     var socket: String?
 
-    @Option(name: .long, help: ArgumentHelp("The rules file.", discussion: "Default: $XDG_CONFIG_HOME/edgeswipe/session.toml, else ~/.config/edgeswipe/session.toml; the built-in defaults when it does not exist.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The rules file.", discussion: "Default: $XDG_CONFIG_HOME/edgeswipe/session.toml, else ~/.config/edgeswipe/session.toml; the built-in rules alone when it does not exist.", valueName: "path"))
     var config: String?
+
+    @Flag(name: .long, help: ArgumentHelp(
+        "Fire no effect: log each one it would fire ('would send alt+Left'), and still draw the overlay.",
+        discussion: "What the quick start runs on your screen against the demo, so that the demo's swipes never switch your workspaces or type into your windows."))
+    var dryRun = false
 
     @Option(name: .long, help: ArgumentHelp("Check a rules file, say what cannot run in this session, and exit.", valueName: "path"))
     var checkConfig: String?
@@ -65,25 +71,35 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             StandardError.print("edgeswipe-session: \(error)")
             throw ExitCode(78)
         }
-        logger.notice("rules: \(rules.rules.count) from \(rules.source)")
+        let desktop = Desktop.detect(environment: environment)
+        logger.notice("rules: \(rules.summary(on: desktop))\(rules.file == nil ? " (there is no \(path))" : "")")
+        if dryRun { logger.notice("dry run: no effect is fired; each is logged as what it would do") }
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let eventLoop = group.next()
-        let desktop = Desktop.detect(environment: environment)
+        // The compositor is followed in a dry run too (the focused app decides which rules match); only firing stops.
         let compositor = desktop.map { compositorIPC(for: $0, environment: environment, eventLoop: eventLoop, logger: logger) }
-        let wayland = Self.waylandConnection(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment, logger: logger)
-        let keyboard = Self.keyboard(for: rules, on: wayland)
-        let desktopBus: Result<DesktopBus, Errno>
-        do { desktopBus = .success(try DesktopBus(logger: logger)) } catch { desktopBus = .failure(error) }
+        // A dry run sends no key, so it binds no key protocol; the overlay still draws.
+        let sendsKeys = rules.needsKeyboard && !dryRun
+        let wayland = Self.waylandThread(for: rules, keys: sendsKeys, environment: environment, logger: logger)
+        // Keys go to the Wayland thread whenever there is one, so that a reload may add the first key rule.
+        let keys: Result<any KeySender, WaylandError>? = wayland.map { $0.map { $0 as any KeySender } }
+        let desktopBus: Result<DesktopBus, Errno>?
+        if dryRun {
+            desktopBus = nil
+        } else {
+            do { desktopBus = .success(try DesktopBus(logger: logger)) } catch { desktopBus = .failure(error) }
+        }
         let session = Session(
             rules: rules, desktop: desktop, environment: environment, eventLoop: eventLoop, compositor: compositor,
-            keyboard: keyboard, desktopBus: desktopBus, logger: logger)
+            keys: keys, desktopBus: desktopBus, dryRun: dryRun, logger: logger)
         logger.notice("desktop: \(desktop?.rawValue ?? "unknown (no $SWAYSOCK, $HYPRLAND_INSTANCE_SIGNATURE, $NIRI_SOCKET or known $XDG_CURRENT_DESKTOP)")")
-        for problem in Session.problems(of: rules, desktop: desktop, compositor: compositor?.failure, keyboard: keyboard?.failure) {
+        // What the compositor offers is said by the Wayland thread once it has connected (keys, overlay).
+        for problem in Session.problems(of: rules, desktop: desktop, compositor: compositor?.failure, keyboard: sendsKeys ? wayland?.failure : nil) {
             logger.warning("\(problem)")
         }
-        let overlay = Self.overlay(rules.overlay, on: wayland, logger: logger)
-        if let overlay { session.observe { overlay.handle($0) } }
+        Self.sayOverlay(rules.overlay, on: wayland, logger: logger)
+        if case .success(let thread)? = wayland { session.observe { thread.handle($0) } }
 
         // The default socket is looked at again before each attempt (the user instance's, then the system's): a
         // session that starts before its daemon finds it where it comes up.
@@ -103,20 +119,25 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             case .success(let r):
                 current = r
                 session.replace(r)
-                overlay?.replace(r.overlay)
-                logger.notice("reloaded: \(r.rules.count) rules from \(r.source)")
-                // The keyboard is made at start-up: a reload that adds the first key rule needs a restart.
-                let keys = keyboard ?? (r.needsKeyboard ? .failure(WaylandError("no key rule at start-up; restart edgeswipe-session to send keys")) : nil)
-                for problem in Session.problems(of: r, desktop: desktop, compositor: compositor?.failure, keyboard: keys?.failure) {
+                if case .success(let thread)? = wayland { thread.replace(overlay: r.overlay, keys: r.needsKeyboard && !dryRun) }
+                logger.notice("reloaded: rules: \(r.summary(on: desktop))")
+                // The Wayland thread is started when the first rules need it: a reload that is the first to need it
+                // (keys, with the overlay off) needs a restart.
+                let keysProblem = r.needsKeyboard && !dryRun
+                    ? (wayland?.failure ?? (wayland == nil ? WaylandError("no key rule or overlay at start-up; restart edgeswipe-session to send keys") : nil)) : nil
+                for problem in Session.problems(of: r, desktop: desktop, compositor: compositor?.failure, keyboard: keysProblem) {
                     logger.warning("\(problem)")
                 }
             case .failure(let error):
-                logger.error("reload refused, keeping the \(current.rules.count) rules from \(current.source): \(error)")
+                logger.error("reload refused, keeping the rules in force (\(current.summary(on: desktop))): \(error)")
             }
         }
         session.stop()
         await client.close()
-        if let overlay { logger.notice("overlay: \(overlay.summary)") }
+        if case .success(let thread)? = wayland {
+            thread.stop()
+            if rules.overlay.enabled || current.overlay.enabled { logger.notice("overlay: \(thread.overlaySummary)") }
+        }
         try? await group.shutdownGracefully()
     }
 
@@ -126,36 +147,36 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         return (environment["HOME"] ?? "") + "/.config/edgeswipe/session.toml"
     }
 
-    /// The file's rules; the defaults when the default file does not exist (a file named on the command line must).
+    /// The file's rules (and the built-in ones, unless it says `defaults = false`); the built-in rules alone when the
+    /// default file does not exist (a file named on the command line must).
     static func load(_ path: String, explicit: Bool) -> Result<RuleSet, ConfigError> {
         if !explicit, (try? Stat(FilePath(path))) == nil { return .success(.defaults) }
         do { return .success(try SessionRulesParser.load(path: path)) } catch { return .failure(error) }
     }
 
-    /// The session's one Wayland connection, when a part needs it (rules that send keys, the overlay), with its
-    /// event thread running.
-    static func waylandConnection(needed: Bool, environment: [String: String], logger: Logger) -> Result<WaylandConnection, WaylandError>? {
-        guard needed else { return nil }
+    /// The session's Wayland thread, started, when a part needs it (rules that send keys, the overlay); it connects
+    /// (and reconnects) on its own.
+    static func waylandThread(for rules: RuleSet, keys: Bool, environment: [String: String], logger: Logger) -> Result<WaylandThread, WaylandError>? {
+        guard keys || rules.overlay.enabled else { return nil }
         guard !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty else {
             return .failure(WaylandError("$WAYLAND_DISPLAY is not set (not a Wayland session)"))
         }
         do {
-            let connection = try WaylandConnection(logger: logger)
-            do { try connection.start() } catch { return .failure(WaylandError("cannot start the Wayland thread: \(error)")) }
-            return .success(connection)
+            let thread = try WaylandThread(overlay: rules.overlay, keys: keys, logger: logger)
+            try thread.start()
+            return .success(thread)
         } catch {
             return .failure(error)
         }
     }
 
-    /// The virtual keyboard on `wayland`, when a rule sends keys.
-    static func keyboard(for rules: RuleSet, on wayland: Result<WaylandConnection, WaylandError>?) -> Result<VirtualKeyboard, WaylandError>? {
-        guard rules.needsKeyboard, let wayland else { return nil }
-        switch wayland {
-        case .failure(let error): return .failure(error)
-        case .success(let connection):
-            do { return .success(try VirtualKeyboard(connection: connection)) } catch { return .failure(error) }
+    /// The compositor's globals, read once, for `--check-config`.
+    static func waylandGlobals(needed: Bool, environment: [String: String]) -> Result<[WaylandGlobal], WaylandError>? {
+        guard needed else { return nil }
+        guard !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty else {
+            return .failure(WaylandError("$WAYLAND_DISPLAY is not set (not a Wayland session)"))
         }
+        do { return .success(try WaylandGlobal.read()) } catch { return .failure(error) }
     }
 
     /// `--check-config`: 0 when the file is right, 1 when not; what cannot run here is said either way.
@@ -165,14 +186,26 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             StandardError.print("edgeswipe-session: \(error)")
             return 1
         }
-        print("\(path): \(rules.rules.count) rule\(rules.rules.count == 1 ? "" : "s")")
-        for rule in rules.rules {
-            print("  \(rule): on \(rule.phase.rawValue)\(rule.step.map { " every \($0)" } ?? "") -> \(rule.effect)")
-        }
         let desktop = Desktop.detect(environment: environment)
+        let own = "\(rules.fileRules.count) rule\(rules.fileRules.count == 1 ? "" : "s")"
+        let applying = rules.rules(on: desktop)
+        let builtIn = applying.count - rules.fileRules.count
+        print(rules.usesDefaults
+            ? "\(path): \(own), then \(builtIn) built-in (defaults = false in the file turns them off)"
+            : "\(path): \(own); no built-in rules (defaults = false)")
+        for rule in applying { print("  \(rule): \(rule.conditionsAndEffect)") }
+        if rules.usesDefaults && !applying.isEmpty {
+            print("  (for each gesture and phase the first rule that matches fires: the file's before the built-in ones)")
+        }
         var keyboardProblem: WaylandError? = nil
-        let wayland = Self.waylandConnection(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment, logger: Logger(label: "check"))
-        if case .failure(let e)? = Self.keyboard(for: rules, on: wayland) { keyboardProblem = e }
+        let globals = Self.waylandGlobals(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment)
+        if rules.needsKeyboard {
+            switch globals {
+            case .failure(let e)?: keyboardProblem = e
+            case .success(let list)?: keyboardProblem = WaylandGlobal.keyProblem(in: list)
+            case nil: break
+            }
+        }
         let compositorProblem: CompositorIPCError? = desktop.flatMap { d in
             if case .failure(let e) = compositorIPC(for: d, environment: environment, eventLoop: EmbeddedEventLoopStandIn.loop, logger: Logger(label: "check")) { return e }
             return nil
@@ -180,7 +213,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         let problems = Session.problems(of: rules, desktop: desktop, compositor: compositorProblem, keyboard: keyboardProblem)
         print("this session: \(desktop?.rawValue ?? "unknown desktop")\(problems.isEmpty ? ", every rule can run" : "")")
         for p in problems { print("  note: \(p)") }
-        print("overlay: \(Self.overlayStatus(rules.overlay, on: wayland))")
+        print("overlay: \(Self.overlayStatus(rules.overlay, globals: globals))")
         return 0
     }
 }
