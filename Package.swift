@@ -413,7 +413,8 @@ let package = Package(
         .testTarget(
             name: "EdgeSwipeSessionTests",
             dependencies: [
-                "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeProtocol", "EdgeSwipeSystem", "EdgeSwipeBus", "EdgeSwipeTestSupport",
+                "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeVocabulary", "EdgeSwipeProtocol", "EdgeSwipeSystem", "EdgeSwipeBus",
+                "EdgeSwipeTestSupport", "CCairo", "CWayland",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

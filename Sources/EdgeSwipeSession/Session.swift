@@ -169,9 +169,7 @@ public final class Session: @unchecked Sendable {
             logger.notice("\(rule): \(gesture) -> \(rule.effect.wouldDo)")
             return
         }
-        // A `changed` rule fires at every step crossed, hundreds of times a second if its stream says so: its
-        // firings are debug lines; the phases that fire once per transition are info.
-        logger.log(level: firing.phase == .changed ? .debug : .info, "\(rule): \(gesture) -> \(rule.effect)")
+        logger.info("\(rule): \(gesture) -> \(rule.effect)")
         switch rule.effect {
         case .workspace, .sway, .hyprland, .niri:
             switch compositor {
