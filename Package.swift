@@ -414,7 +414,7 @@ let package = Package(
             name: "EdgeSwipeSessionTests",
             dependencies: [
                 "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeVocabulary", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeSystem",
-                "EdgeSwipeBus", "EdgeSwipeTestSupport", "CCairo",
+                "EdgeSwipeBus", "EdgeSwipeTestSupport", "CCairo", "CWayland",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -427,7 +427,7 @@ let package = Package(
             name: "edgeswipedTests",
             dependencies: [
                 "EdgeSwipeCore", "EdgeSwipeConfig", "EdgeSwipeProtocol", "EdgeSwipeInput", "EdgeSwipeRecordings", "EdgeSwipeFingerScript",
-                "EdgeSwipeSystem", "EdgeSwipeTestSupport", "EdgeSwipeSession",
+                "EdgeSwipeSystem", "EdgeSwipeTestSupport", "EdgeSwipeSession", "EdgeSwipeSessionModel",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             // The web tests' helpers (a WebSocket probe and the browser test), run as subprocesses; the overlay tests'

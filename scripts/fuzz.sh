@@ -34,6 +34,12 @@
 #                          between touches, device changes and ticks, through RotationControl and an engine
 #   swipe-play             multi-finger swipes (random fingers, directions, timing, devices, swipe bindings, libinput's
 #                          touchpad gestures) through an engine
+#   session-stream         the daemon's stream as the session reads it: ServerMessage(line:) with its ranges, StreamState
+#                          and the rule matcher (at most one firing per transition and phase, memory bounded)
+#   session-rules          the session's rules file (session.toml): an error names its line, or rules come out
+#   sway-ipc               i3 IPC frames in any chunks, sway's command replies, its tree and window events
+#   niri-replies           niri's reply lines and event stream (windows and focus, bounded)
+#   hyprland-replies       Hyprland's replies and events, and the workspace request around any output's name
 #
 # Parse and play are separate targets: a parser input costs microseconds, a played one a whole engine run, and
 # together the parser got a few dozen executions a second. Each target's input is capped (-max_len, the table
@@ -69,6 +75,9 @@ cd "$(dirname "$0")/.."
 # `config`'s limit is higher because TOMLKit, the test-only oracle it compares our reader with, leaks about 100
 # bytes per text it refuses (its `TOMLTable(string:)` error path; LeakSanitizer puts every leak of the target in
 # TOMLKit's frames): over millions of executions that passed 2 GB and libFuzzer called it out of memory.
+# The session's rules and matcher, compiled into the harnesses that need them (their module links the client's event
+# loop, which the fuzz build does not build).
+SESSION_MODEL="Sources/EdgeSwipeSessionModel/RuleMatcher.swift Sources/EdgeSwipeSessionModel/SessionRules.swift Sources/EdgeSwipeSessionModel/KeyChord.swift Sources/EdgeSwipeSessionModel/OverlaySettings.swift"
 TARGET_TABLE="
 protocol-line|Targets/ProtocolLine.swift|4096|protocol-line
 evemu-parse|Targets/EvemuParse.swift Support/RecordingChecks.swift|4096|evemu
@@ -81,9 +90,16 @@ evdev-frames|Targets/EvdevFrames.swift Support/EngineChecks.swift Support/FuzzBy
 web-request|Targets/WebRequest.swift Sources/EdgeSwipeWeb/PageRequest.swift|4096|web-request
 requests-play|Targets/RequestsPlay.swift Support/EngineChecks.swift Support/FuzzBytes.swift Support/StateChecks.swift|2048|requests
 swipe-play|Targets/SwipePlay.swift Support/EngineChecks.swift Support/FuzzBytes.swift Support/StateChecks.swift|1024|swipe
+session-stream|Targets/SessionStream.swift $SESSION_MODEL Sources/EdgeSwipeClient/StreamState.swift|8192|session-stream
+session-rules|Targets/SessionRulesParse.swift $SESSION_MODEL|4096|session-rules
+sway-ipc|Targets/SwayIPCReplies.swift Sources/EdgeSwipeSessionModel/CompositorWire.swift $SESSION_MODEL|4096|sway-ipc
+niri-replies|Targets/NiriReplies.swift Sources/EdgeSwipeSessionModel/CompositorWire.swift $SESSION_MODEL|4096|niri-replies
+hyprland-replies|Targets/HyprlandReplies.swift Sources/EdgeSwipeSessionModel/CompositorWire.swift $SESSION_MODEL|1024|hyprland-replies
 "
 ALL_TARGETS=($(awk -F'|' 'NF { print $1 }' <<< "$TARGET_TABLE"))
 field() { awk -F'|' -v t="$1" -v f="$2" '$1 == t { print $f }' <<< "$TARGET_TABLE"; }
+# A target's harness files, $SESSION_MODEL spelled out.
+harness_files() { local files; files=$(field "$1" 2); echo "${files//\$SESSION_MODEL/$SESSION_MODEL}"; }
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 64; }
 
@@ -144,9 +160,10 @@ source scripts/deps.sh 2>/dev/null || true
 # a C module's (no map) every object.
 module_objects() {
   if [ -f "$1/output-file-map.json" ]; then
-    python3 -c 'import json, sys
+    # (The map's module-wide entry may name an object that only a whole-module build writes: objects that exist.)
+    python3 -c 'import json, os, sys
 for entry in json.load(open(sys.argv[1])).values():
-    if "object" in entry: sys.stdout.write(entry["object"] + "\0")' "$1/output-file-map.json"
+    if "object" in entry and os.path.exists(entry["object"]): sys.stdout.write(entry["object"] + "\0")' "$1/output-file-map.json"
   else
     find "$1" -name '*.o' -print0
   fi
@@ -171,9 +188,10 @@ build() {
   # The C modules the Swift modules were built against (clients of a Swift module load them too).
   local modulemaps=(-Xcc -fmodule-map-file=Sources/CInput/module.modulemap
     -Xcc -fmodule-map-file=Sources/CYAML/module.modulemap
-    -Xcc -fmodule-map-file=Sources/CSystemCalls/module.modulemap)
+    -Xcc -fmodule-map-file=Sources/CSystemCalls/module.modulemap
+    -Xcc -fmodule-map-file=Sources/CXKBCommon/module.modulemap)
   local flag
-  for flag in $(pkg-config --cflags-only-I libinput libevdev libudev yaml-0.1); do modulemaps+=(-Xcc "$flag"); done
+  for flag in $(pkg-config --cflags-only-I libinput libevdev libudev yaml-0.1 xkbcommon); do modulemaps+=(-Xcc "$flag"); done
   local c
   for c in _NumericsShims CTOML CSystem; do
     while IFS= read -r -d '' m; do
@@ -181,20 +199,24 @@ build() {
     done < <(find "$SCRATCH/checkouts" -path "*/Sources/$c/*" -name module.modulemap -print0)
   done
   mkdir -p "$BIN"
+  local package_name
+  package_name=$(basename "$PWD" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9_]/_/g')
   local target harness
   for target in "${TARGETS[@]}"; do
     echo "fuzz: linking $BIN/$target" >&2
     harness=()
     # Fuzz/... files, and a source file of a module the fuzz build does not build (the web bridge's request
     # path: its module links an HTTP server) compiled in whole.
-    for f in $(field "$target" 2); do
+    for f in $(harness_files "$target"); do
       case "$f" in Sources/*) harness+=("$f") ;; *) harness+=("Fuzz/$f") ;; esac
     done
-    swiftc "$OPT" -sanitize=fuzzer,address -parse-as-library -swift-version 6 \
+    # The harness joins the package's modules (sources compiled in use `package` declarations): SwiftPM names the root
+    # package after its folder, lowercased, other characters as `_`.
+    swiftc "$OPT" -sanitize=fuzzer,address -parse-as-library -swift-version 6 -package-name "$package_name" \
       -I "$release/Modules" -I "$release" \
       "${modulemaps[@]}" \
       "${harness[@]}" "${objects[@]}" \
-      $(pkg-config --libs libinput libevdev libudev yaml-0.1) -lstdc++ \
+      $(pkg-config --libs libinput libevdev libudev yaml-0.1 xkbcommon) -lstdc++ \
       -o "$BIN/$target"
   done
 }

@@ -30,9 +30,14 @@ final class ClientHandler: ChannelInboundHandler {
             framer.feed(bytes) { frame in
                 switch frame {
                 case .line(let line, _):
-                    // A line this client cannot decode (a newer server's shape) is skipped, not fatal: the
-                    // stream stays in sync because framing is by newline.
-                    if let message = try? ServerMessage(line: line) { client.receive(message, line: line, on: channel) }
+                    // A line this client cannot decode (a newer server's shape, or numbers out of range) is
+                    // skipped, not fatal: the stream stays in sync because framing is by newline.
+                    do throws(MessageDecodingError) {
+                        let message = try ServerMessage(line: line)
+                        client.receive(message, line: line, on: channel)
+                    } catch {
+                        client.unreadable(error.reason, line: line)
+                    }
                 case .oversized:
                     break
                 }

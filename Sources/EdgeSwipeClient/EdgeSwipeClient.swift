@@ -118,6 +118,19 @@ public final class EdgeSwipeClient: Sendable {
         startIfNeeded()
     }
 
+    /// Calls `body`, on the client's event loop, for every line the client cannot read and skips: not JSON, a field
+    /// missing or of the wrong type, or a number outside the range a client may rely on (``WireRanges``; a line
+    /// with `"percent":1e300`), with the reason (`at percent: 1e+300 is outside 0...1`) and the line's bytes. The
+    /// stream carries on with the next line. For a follower's log: the client itself logs nothing.
+    public func observeUnreadableLines(_ body: @escaping @Sendable (_ reason: String, _ line: [UInt8]) -> Void) {
+        state.withLockedValue { $0.unreadableObservers.append(body) }
+    }
+
+    /// Called on the event loop for a line that does not decode.
+    func unreadable(_ reason: String, line: [UInt8]) {
+        for observer in state.withLockedValue({ $0.unreadableObservers }) { observer(reason, line) }
+    }
+
     // MARK: Requests
 
     /// Sends `request` and waits for the reply with its `id`.
@@ -486,6 +499,7 @@ struct ClientState {
     var subscribers: [Int: AsyncThrowingStream<ServerMessage, any Error>.Continuation] = [:]
     var nextSubscriberKey = 0
     var observers: [@Sendable (EdgeSwipeClient.Observation) -> Void] = []
+    var unreadableObservers: [@Sendable (String, [UInt8]) -> Void] = []
 }
 
 /// The reply to `status`.

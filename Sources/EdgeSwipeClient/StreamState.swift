@@ -67,6 +67,11 @@ public struct StreamState: Sendable {
     /// The latest gesture message of each device (a blocked swipe's rubber band among them).
     public private(set) var gestures: [UInt32: GestureMessage] = [:]
 
+    /// Transitions followed at once (``ClientBounds``): past it the oldest is dropped.
+    public static let maxTransitions = ClientBounds.maxTransitions
+    /// Devices, and gestures by device, remembered at once (``ClientBounds``).
+    public static let maxDevices = ClientBounds.maxDevices
+
     public init() {}
 
     /// Takes one message.
@@ -76,16 +81,21 @@ public struct StreamState: Sendable {
             self = StreamState()
             hello = m
             connected = true
-            for d in m.devices { devices[d.id] = d }
+            for d in m.devices.prefix(Self.maxDevices) { devices[d.id] = d }
             setContainers(m.state.containers)
         case .state(let m):
             setContainers(m.containers)
         case .device(let m):
-            if m.change == .removed { devices[m.device.id] = nil } else { devices[m.device.id] = m.device }
+            if m.change == .removed {
+                devices[m.device.id] = nil
+                gestures[m.device.id] = nil
+            } else if devices[m.device.id] != nil || devices.count < Self.maxDevices {
+                devices[m.device.id] = m.device
+            }
         case .transition(let m):
             applyTransition(m)
         case .gesture(let m):
-            gestures[m.device] = m
+            if gestures[m.device] != nil || gestures.count < Self.maxDevices { gestures[m.device] = m }
         case .lifecycle, .presentation, .interaction, .config, .error, .reply, .goodbye, .unknown:
             break
         }
@@ -105,7 +115,7 @@ public struct StreamState: Sendable {
             presentationStyle: m.presentationStyle, device: m.device, phase: m.phase, percent: m.percent,
             velocity: m.velocity, geometry: m.geometry, timeUS: m.timeUS, geometryAtZero: nil, reference: nil,
             animation: nil, release: nil, terminal: false)
-        if transitions[m.id] == nil { lastTransition[m.container] = m.id }
+        let isNew = transitions[m.id] == nil
         t.phase = m.phase
         t.percent = m.percent
         t.velocity = m.velocity
@@ -122,12 +132,22 @@ public struct StreamState: Sendable {
         }
         if m.phase == .changed || m.phase == .began { t.release = m.release }
         if m.phase.isTerminal {
-            t.terminal = true
-            t.animation = nil
-            transitions[m.id] = nil
+            forget(m.id)
         } else {
+            // A transition whose first line is its terminal one is never followed, and points no container at it.
+            if isNew {
+                if transitions.count >= Self.maxTransitions, let oldest = transitions.keys.min() { forget(oldest) }
+                lastTransition[m.container] = m.id
+            }
             transitions[m.id] = t
         }
+    }
+
+    /// Drops a transition that ended (or the oldest, at the cap), and its container's pointer to it: neither map
+    /// outgrows the transitions running.
+    private mutating func forget(_ id: UInt64) {
+        guard let t = transitions.removeValue(forKey: id) else { return }
+        if lastTransition[t.container] == id { lastTransition[t.container] = nil }
     }
 
     /// The running transition of `container`, if any.

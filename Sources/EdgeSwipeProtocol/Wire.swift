@@ -31,11 +31,47 @@ protocol WireValue: Codable {
     static func write(_ value: inout Self, to w: inout JSONWriter)
     /// Reads the value; a wrong one is a ``WireReadError`` naming what was expected and what came.
     init(wire value: JSONValue) throws(WireReadError)
+    /// Refuses a value read for the field `key` that lies outside the range a client may rely on (``WireRanges``);
+    /// the reader calls it on every field it reads.
+    static func checkRange(_ value: Self, field name: String) throws(WireReadError)
 }
 
 extension WireValue {
     @inline(__always)
     static func write(_ value: inout Self, to w: inout JSONWriter) { value.write(to: &w) }
+
+    /// Most values have no range beyond their type's (an object's fields are checked as they are read).
+    static func checkRange(_ value: Self, field name: String) throws(WireReadError) {}
+}
+
+/// The ranges a client may rely on for the numbers of a server message (PROTOCOL.md, "Numbers"), checked once where
+/// a line is read (``ServerMessage/init(line:)``), so that the code that draws, matches and formats them can convert
+/// them without trapping. A line outside them is refused as a whole, as a line of the wrong shape is: a number past
+/// these comes from no daemon (the engine clamps its percents; the rest are millimetres, seconds and coordinates),
+/// but from whatever else listens on the socket.
+public enum WireRanges {
+    /// Whether `field` is a fraction, in 0...1: a transition's `percent` (and a run-out's `from_percent` and
+    /// `to_percent`), a rubber band's `overscroll` and `rubber_band_limit`, a scene's `alpha` and `dimming_alpha`, a
+    /// release's `threshold`.
+    public static func isFraction(_ field: String) -> Bool {
+        // A switch over short strings: compared in place, no hashing, on the path of every number read.
+        switch field {
+        case "percent", "from_percent", "to_percent", "overscroll", "rubber_band_limit", "alpha", "dimming_alpha", "threshold": true
+        default: false
+        }
+    }
+    /// Every other number lies within ± this: far past any millimetre, percent per second, coordinate or rate the
+    /// daemon sends, and small enough that a client may scale it by a screen's pixels or by 10^4 (four decimals) and
+    /// still convert it to an integer.
+    public static let magnitude = 1e9
+
+    /// Why `value`, read for `field`, is out of range; `nil` when it is in.
+    public static func problem(_ value: Double, field: String) -> String? {
+        if isFraction(field) {
+            return (0...1).contains(value) ? nil : "\(value) is outside 0...1"
+        }
+        return value.magnitude <= magnitude ? nil : "\(value) is past the ±1e9 a client accepts"
+    }
 }
 
 /// A JSON object whose fields are described by ``wire(_:)``.
@@ -155,7 +191,10 @@ struct WireReader: WireCoder {
     mutating func field<V: WireValue>(_ key: StaticString, _ value: inout V) throws(WireReadError) {
         let name = key.description
         guard let found = members[name] else { throw WireReadError(problem: "field \"\(name)\" is missing") }
-        do { value = try V(wire: found) } catch { throw error.inside(name) }
+        do {
+            value = try V(wire: found)
+            try V.checkRange(value, field: name)
+        } catch { throw error.inside(name) }
     }
 
     mutating func field<V: WireValue>(_ key: StaticString, _ value: inout V?) throws(WireReadError) {
@@ -163,7 +202,11 @@ struct WireReader: WireCoder {
         switch members[name] {
         case nil, .null?: value = nil
         case .some(let found):
-            do { value = try V(wire: found) } catch { throw error.inside(name) }
+            do {
+                let read = try V(wire: found)
+                try V.checkRange(read, field: name)
+                value = read
+            } catch { throw error.inside(name) }
         }
     }
 
@@ -255,6 +298,10 @@ extension Double: WireValue {
         guard let d = value.doubleValue else { throw .expected("a number", got: value) }
         self = d
     }
+
+    static func checkRange(_ value: Double, field name: String) throws(WireReadError) {
+        if let problem = WireRanges.problem(value, field: name) { throw WireReadError(problem: problem) }
+    }
 }
 
 /// Integers are written exactly; a number with a fraction, or out of the type's range, is an error.
@@ -306,6 +353,13 @@ extension Array: WireValue where Element: WireValue {
         reserveCapacity(items.count)
         for (i, item) in items.enumerated() {
             do { append(try Element(wire: item)) } catch { throw error.inside("[\(i)]") }
+        }
+    }
+
+    /// Each element against the array's field (a device's `calibration`).
+    static func checkRange(_ value: Self, field name: String) throws(WireReadError) {
+        for (i, element) in value.enumerated() {
+            do { try Element.checkRange(element, field: name) } catch { throw error.inside("[\(i)]") }
         }
     }
 }

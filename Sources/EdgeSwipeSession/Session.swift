@@ -5,6 +5,7 @@ import EdgeSwipeSystem
 public import Logging
 public import NIOCore
 public import SystemPackage
+import NIOConcurrencyHelpers
 
 /// The session client's core: the daemon's stream in, the rules matched, the effects carried out. Everything runs on
 /// ``eventLoop`` (the daemon client's and the compositor connections'): a message is matched and its effect's
@@ -35,6 +36,7 @@ public final class Session: @unchecked Sendable {
     /// Rules already told they cannot run here (logged once per rule and cause).
     private var refused: Set<String> = []
     private var observers: [@Sendable (EdgeSwipeClient.Observation) -> Void] = []
+    private let unreadableLog = NIOLockedValueBox(LogThrottle(interval: Session.unreadableInterval))
     /// Rules fired since start (what `--check-config` and the tests count).
     public private(set) var fired = 0
     /// `--dry-run`: each firing is logged as what it would do (``Effect/wouldDo``), and nothing is carried out.
@@ -185,7 +187,20 @@ public final class Session: @unchecked Sendable {
         if case .success(let ipc)? = compositor { ipc.stop() }
         // The bus thread ends after what was queued; GNOME's extension settles our open gestures when we leave.
         if case .success(let bus)? = desktopBus { bus.loop.stop() }
+        commands.stop()
     }
+
+    /// A line from the daemon the client could not read and skipped (``EdgeSwipeClient/observeUnreadableLines(_:)``):
+    /// logged at most once per ``unreadableInterval``, with how many were skipped meanwhile, since whatever writes
+    /// them controls how many come.
+    public func unreadable(_ reason: String, line: [UInt8]) {
+        let (allowed, held) = unreadableLog.withLockedValue { $0.admit() }
+        guard allowed else { return }
+        let shown = String(decoding: line.prefix(160), as: UTF8.self)
+        logger.warning("daemon: skipped a line it cannot read (\(reason))\(held > 0 ? "; \(held) more skipped since the last said" : ""): \(shown)\(line.count > 160 ? "…" : "")")
+    }
+
+    static let unreadableInterval = Duration.seconds(10)
 
     /// Also hands every observation to `body` (on the event loop, after the rules): how another part of the
     /// session (the overlay) follows the same stream.
@@ -207,8 +222,16 @@ public final class Session: @unchecked Sendable {
         eventLoop.preconditionInEventLoop()
         switch observation {
         case .message(let message, _):
+            var firings: [Firing] = []
+            for action in matcher.handle(message, app: app) {
+                switch action {
+                case .fire(let firing): firings.append(firing)
+                case .warning(let line): logger.warning("\(line)")
+                case .trace(let line): logger.trace("\(line)")
+                }
+            }
             // A transition a live rule owns does not fire again at completion: GNOME is never driven twice for it.
-            let firings = matcher.handle(message, app: app).filter { !live.suppresses($0) }
+            firings.removeAll { live.suppresses($0) }
             perform(live.handle(message, matcher: matcher, app: app))
             for firing in firings { fire(firing) }
         case .disconnected:
@@ -309,13 +332,16 @@ public final class Session: @unchecked Sendable {
 }
 
 extension String {
-    /// `x` with up to four decimals, without Foundation (`0.7`, `1`, `0.3333`).
+    /// `x` with up to four decimals, without Foundation (`0.7`, `1`, `0.3333`). The client reads the stream's
+    /// numbers within ±1e9 (``WireRanges``); past ±1e12 (or not finite) it writes the bound, so that the conversion
+    /// below never traps whatever it is handed.
     init(format2 x: Double) {
         guard x.isFinite else {
             self = "0"
             return
         }
-        let scaled = (x * 10000).rounded()
+        let bound = 1e12
+        let scaled = (Swift.min(bound, Swift.max(-bound, x)) * 10000).rounded()
         var s = String(Int64(scaled) / 10000)
         var fraction = abs(Int64(scaled) % 10000)
         if scaled < 0 && s == "0" { s = "-0" }

@@ -108,6 +108,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         // session that starts before its daemon finds it where it comes up.
         let daemon = DaemonSocket.resolve(explicit: socket, environment: environment)
         let client = EdgeSwipeClient(socket: daemon, eventLoopGroup: group)
+        client.observeUnreadableLines { session.unreadable($0, line: $1) }
         client.observe { observation in
             if case .message(.hello(let hello), _) = observation { logger.notice("daemon: connected to \(hello.server) at \(client.socketPath)") }
             session.handle(observation)

@@ -52,12 +52,17 @@ public struct MonotonicInstant: Hashable, Comparable, Sendable, Codable, CustomS
             let (sum, overflow) = microseconds.addingReportingOverflow(UInt64(span.value))
             return Self(microseconds: overflow ? .max : sum)
         }
-        let back = UInt64(-span.value)
+        // `magnitude`, not `-value`: the negation of Int64.min traps.
+        let back = span.value.magnitude
         return Self(microseconds: back > microseconds ? 0 : microseconds - back)
     }
     public static func + (a: Self, b: Microseconds) -> Self { a.advanced(by: b) }
+    /// The span from `b` to `a`, saturating at ±`Int64.max` microseconds: instants a stream hands a client may lie
+    /// further apart than an `Int64` reaches (a run-out that starts at 2^64 - 1), and must not trap.
     public static func - (a: Self, b: Self) -> Microseconds {
-        a >= b ? Microseconds(Int64(a.microseconds - b.microseconds)) : Microseconds(-Int64(b.microseconds - a.microseconds))
+        a >= b
+            ? Microseconds(Int64(clamping: a.microseconds - b.microseconds))
+            : Microseconds(-Int64(clamping: b.microseconds - a.microseconds))
     }
     public var description: String { "\(microseconds) us" }
 }

@@ -1,6 +1,6 @@
 import EdgeSwipeClient
 import EdgeSwipeCore
-import EdgeSwipeProtocol
+@testable import EdgeSwipeProtocol
 import EdgeSwipeTestSupport
 import Foundation
 import Testing
@@ -125,5 +125,37 @@ struct StreamStateTests {
             state.apply(message)
         }
         #expect(caught, "the scenario catches a run-out")
+    }
+
+    // Issue 35.8: transitions that never end, and devices without number, grew a client without bound.
+    @Test("a stream no daemon writes cannot grow the state: transitions, containers, devices and gestures are capped")
+    func bounded() {
+        func transition(_ id: Int, _ phase: TransitionPhase) -> ServerMessage {
+            var t = TransitionMessage()
+            t.id = UInt64(id)
+            t.container = "c\(id)"
+            t.phase = phase
+            return .transition(t)
+        }
+        var state = StreamState()
+        state.apply(.hello(HelloMessage()))
+        for id in 1...5_000 {
+            state.apply(transition(id, .began))
+            var d = DeviceMessage()
+            d.change = .added
+            d.device.id = UInt32(id)
+            state.apply(.device(d))
+            var g = GestureMessage()
+            g.device = UInt32(id)
+            state.apply(.gesture(g))
+        }
+        #expect(state.transitions.count == StreamState.maxTransitions)
+        #expect(state.lastTransition.count == StreamState.maxTransitions)
+        #expect(state.transitions[5_000] != nil, "the newest are kept")
+        #expect(state.devices.count == StreamState.maxDevices)
+        #expect(state.gestures.count == StreamState.maxDevices)
+        // Ending them leaves nothing behind.
+        for id in 1...5_000 { state.apply(transition(id, .cancelled)) }
+        #expect(state.transitions.isEmpty && state.lastTransition.isEmpty)
     }
 }

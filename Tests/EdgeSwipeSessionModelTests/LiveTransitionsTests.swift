@@ -80,7 +80,7 @@ struct LiveTransitionsTests {
         for step in steps {
             switch step {
             case .line(let m):
-                let firings = matcher.handle(m, app: app)
+                let firings = RuleMatcherTests.firings(matcher.handle(m, app: app))
                 let kept = firings.filter { !live.suppresses($0) }
                 record(live.handle(m, matcher: matcher, app: app))
                 out += kept.map { "fire \($0.rule.name) \($0.phase.rawValue)" }
@@ -172,7 +172,7 @@ struct LiveTransitionsTests {
         live.available = Set(LiveFamily.allCases)
         var out: [String] = []
         for m in [Stream.hello()] + Stream.edgeSwipe(1, edge: .top) + Stream.edgeSwipe(2) + Stream.swipe(3, .left) {
-            let fired = matcher.handle(m, app: nil).filter { !live.suppresses($0) }
+            let fired = RuleMatcherTests.firings(matcher.handle(m, app: nil)).filter { !live.suppresses($0) }
             for action in live.handle(m, matcher: matcher, app: nil) {
                 if case .begin(let g) = action { out.append("live \(g.rule.name) \(g.kind)") }
             }
@@ -228,7 +228,7 @@ struct LiveTransitionsTests {
             var sink = 0
             let start = ContinuousClock.now
             for m in stream {
-                let fired = matcher.handle(m, app: nil)
+                let fired = RuleMatcherTests.firings(matcher.handle(m, app: nil))
                 sink &+= fired.count
                 if follow { sink &+= live.handle(m, matcher: matcher, app: nil).count &+ fired.filter(live.suppresses).count }
             }

@@ -1,3 +1,4 @@
+public import EdgeSwipeTestSupport
 import Testing
 
 @testable import EdgeSwipeProtocol
@@ -5,12 +6,16 @@ import Testing
 
 /// Messages as the daemon sends them, written short.
 enum Stream {
-    static func hello(devices: [DeviceInfo] = [touchscreen, touchpad], running: [UInt64] = []) -> ServerMessage {
+    /// `running` as the daemon lists them: each in `shell`, doing `previous-tab` (``transition(_:_:)``'s defaults),
+    /// unless `container` says otherwise.
+    static func hello(devices: [DeviceInfo] = [touchscreen, touchpad], running: [UInt64] = [], container: String = "shell") -> ServerMessage {
         var h = HelloMessage()
         h.devices = devices
         h.state.running = running.map { id in
             var r = RunningInfo()
             r.id = id
+            r.container = container
+            r.operation = "previous-tab"
             return r
         }
         return .hello(h)
@@ -89,7 +94,16 @@ struct RuleMatcherTests {
     /// Feeds `messages` with `app` focused; the rule names and phases that fired.
     static func run(_ rules: RuleSet, _ messages: [ServerMessage], app: String? = nil, desktop: Desktop? = .sway) -> [String] {
         var matcher = RuleMatcher(rules: rules, desktop: desktop)
-        return messages.flatMap { matcher.handle($0, app: app) }.map { "\($0.rule.name) \($0.phase.rawValue)\($0.stepDirection.map { $0 > 0 ? " +" : " -" } ?? "")" }
+        return messages.flatMap { firings(matcher.handle($0, app: app)) }.map { "\($0.rule.name) \($0.phase.rawValue)\($0.stepDirection.map { $0 > 0 ? " +" : " -" } ?? "")" }
+    }
+
+    /// The rules an action list fires.
+    static func firings(_ actions: [RuleMatcher.Action]) -> [Firing] {
+        actions.compactMap { if case .fire(let f) = $0 { f } else { nil } }
+    }
+
+    static func warnings(_ actions: [RuleMatcher.Action]) -> [String] {
+        actions.compactMap { if case .warning(let line) = $0 { line } else { nil } }
     }
 
     struct Case: CustomStringConvertible, Sendable {
@@ -163,6 +177,17 @@ struct RuleMatcherTests {
         Case(name: "a reconnection to the same daemon mid-transition: its end fires once",
              toml: "", messages: [Stream.hello()] + Array(Stream.edgeSwipe(1).prefix(4)) + [Stream.hello(running: [1])]
                 + Array(Stream.edgeSwipe(1).suffix(2)), fired: ["back completed"]),
+        // Issue 35.6: a restarted daemon numbers from 1 again; what the old connection said of its transition 1
+        // (a left edge in `shell`) is not matched against the new daemon's transition 1 (a right edge in `apps`).
+        Case(name: "a new hello is a new epoch: a restarted daemon's transition 1 is matched on its own facts",
+             toml: "[[rule]]\nname = \"r\"\nedge = \"right\"\ncontainer = \"apps\"\ncommand = [\"true\"]\n",
+             messages: [Stream.hello(), Stream.transition(1, .began, edge: .left), Stream.hello(running: [1], container: "apps"),
+                        Stream.transition(1, .began, edge: .right, container: "apps"),
+                        Stream.transition(1, .completed, percent: 1, edge: .right, container: "apps")],
+             fired: ["r completed"]),
+        Case(name: "a transition that ended before a restart does not silence the new daemon's transition of the same id",
+             toml: "", messages: [Stream.hello()] + Stream.edgeSwipe(1) + [Stream.hello()] + Stream.edgeSwipe(1),
+             fired: ["back completed", "back completed"]),
         Case(name: "a terminal phase seen twice (a replayed line) fires once",
              toml: "", messages: [Stream.hello()] + Stream.edgeSwipe(1) + [Stream.transition(1, .completed, percent: 1)],
              fired: ["back completed"]),
@@ -180,7 +205,7 @@ struct RuleMatcherTests {
         var fired = 0
         _ = matcher.handle(Stream.hello(), app: nil)
         for id in 1...1000 {
-            for m in Stream.edgeSwipe(UInt64(id), end: id % 2 == 0 ? .completed : .cancelled) { fired += matcher.handle(m, app: nil).count }
+            for m in Stream.edgeSwipe(UInt64(id), end: id % 2 == 0 ? .completed : .cancelled) { fired += Self.firings(matcher.handle(m, app: nil)).count }
         }
         #expect(fired == 500)
         #expect(matcher.runningCount == 0)
@@ -189,10 +214,136 @@ struct RuleMatcherTests {
     @Test("a fired edge rule carries the gesture's facts")
     func facts() {
         var matcher = RuleMatcher(rules: .defaults, desktop: .sway)
-        let firings = ([Stream.hello()] + Stream.edgeSwipe(7)).flatMap { matcher.handle($0, app: "foot") }
+        let firings = ([Stream.hello()] + Stream.edgeSwipe(7)).flatMap { Self.firings(matcher.handle($0, app: "foot")) }
         #expect(firings.count == 1)
         let f = firings[0].facts
         #expect(f.id == 7 && f.edge == .left && f.fingers == 1 && f.deviceKind == .touchscreen && f.output == "DSI-1" && f.percent == 1)
         #expect(firings[0].app == "foot")
     }
+
+    // Issue 35.7: the "already ended" memory was 64 ids; a terminal line repeated after 64 others fired again.
+    @Test("a terminal line repeated after 200 other transitions ended fires nothing")
+    func endedMemoryOutlastsTheRunningCap() {
+        var matcher = RuleMatcher(rules: .defaults, desktop: .sway)
+        var fired = 0
+        for m in [Stream.hello()] + Stream.edgeSwipe(1) { fired += Self.firings(matcher.handle(m, app: nil)).count }
+        for id in 2...201 {
+            for m in Stream.edgeSwipe(UInt64(id)) { fired += Self.firings(matcher.handle(m, app: nil)).count }
+        }
+        #expect(fired == 201)
+        #expect(RuleMatcher.endedMemory >= RuleMatcher.maxRunning)
+        #expect(Self.firings(matcher.handle(Stream.transition(1, .completed, percent: 1), app: nil)).isEmpty)
+        // Bounded: 10,000 more ended transitions keep at most endedMemory ids.
+        for id in 202...10_201 { _ = matcher.handle(Stream.transition(UInt64(id), .cancelled), app: nil) }
+        #expect(matcher.endedCount == RuleMatcher.endedMemory)
+    }
+
+    // Issue 35.8: 200,000 `began` that never end grew the session from 21 to 106 MB.
+    @Test("transitions that never end are capped at the daemon's running limit, said once per connection")
+    func runningCap() {
+        var matcher = RuleMatcher(rules: Self.rules("[[rule]]\nname = \"e\"\nedge = \"left\"\ncommand = [\"true\"]\n"), desktop: .sway)
+        _ = matcher.handle(Stream.hello(), app: nil)
+        var warnings: [String] = []
+        for id in 1...5_000 { warnings += Self.warnings(matcher.handle(Stream.transition(UInt64(id), .began), app: nil)) }
+        #expect(matcher.runningCount == RuleMatcher.maxRunning)
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("more than \(RuleMatcher.maxRunning) transitions running at once") == true)
+        // The newest are the ones followed: the latest transition's end still fires its rule.
+        #expect(Self.firings(matcher.handle(Stream.transition(5_000, .completed, percent: 1), app: nil)).map(\.rule.name) == ["e"])
+        // A new connection says it again.
+        _ = matcher.handle(Stream.hello(), app: nil)
+        #expect(matcher.runningCount == 0)
+        for id in 1...100 { warnings += Self.warnings(matcher.handle(Stream.transition(UInt64(id), .began), app: nil)) }
+        #expect(warnings.count == 2)
+    }
+
+    // Issue 35.1: `Int(percent / step)` trapped on a percent of 1e300 for a `changed` rule.
+    @Test("numbers no daemon sends (1e300, infinities, NaN) reach the matcher without trapping", arguments: [1e300, -1e300, .infinity, -.infinity, .nan, .greatestFiniteMagnitude])
+    func hugeNumbers(_ x: Double) {
+        var matcher = RuleMatcher(rules: Self.rules("[[rule]]\nname = \"v\"\non = \"changed\"\nstep = 0.01\ncommand = [\"true\"]\n"), desktop: .sway)
+        _ = matcher.handle(Stream.hello(), app: nil)
+        _ = matcher.handle(Stream.transition(1, .began), app: nil)
+        _ = matcher.handle(Stream.transition(1, .changed, percent: x), app: nil)
+        _ = matcher.handle(Stream.transition(1, .changed, percent: 0.5), app: nil)
+        #expect(TransitionRules.stepLevel(percent: x, step: 0.01) <= 1_000_000)
+    }
+}
+
+extension TransitionRules: TableDrivenStateMachine {}
+
+/// A transition's rules, pair by pair (the shared runner, `StateMachineTable`): the state each (state, event) leaves
+/// it in, and what it fires, described as `fire <rule> <phase>[ +|-]`. The facts are a 1-finger left-edge swipe at
+/// 60 %; the rules a `changed` rule with a 0.25 step and `back` on completion.
+@Suite("TransitionRules: every state and event")
+struct TransitionRulesTableTests: StateMachineTable {
+    typealias Machine = TransitionRules
+    typealias Event = TransitionRules.Event
+
+    static let book = RuleBook(
+        rules: RuleMatcherTests.rules(
+            "[[rule]]\nname = \"v\"\non = \"changed\"\nstep = 0.25\ncommand = [\"true\"]\n"
+                + "[[rule]]\nname = \"back\"\nedge = \"left\"\nfingers = 1\nkey = \"alt+Left\"\n"),
+        desktop: .sway, app: nil)
+    static let start = TransitionFacts(
+        id: 1, container: "shell", operation: "previous-tab", from: "home", to: "mail", edge: .left, fingers: 1)
+    static let moved: TransitionFacts = {
+        var f = start
+        f.percent = 0.6
+        return f
+    }()
+
+    static func makeMachine() -> TransitionRules { TransitionRules() }
+
+    static let setups: [TransitionRules.StateName: [Event]] = [
+        .unseen: [],
+        .running: [.began(start, book)],
+        .ended: [.cancelled(start, book)],
+    ]
+
+    static let table: [Row] = [
+        Row(state: .unseen, event: .began(moved, book), expect: .running, actions: [step(.unseen, .began, .running)]),
+        Row(state: .unseen, event: .changed(moved, book), expect: .running,
+            actions: [step(.unseen, .changed, .running), "fire v changed +"]),
+        Row(state: .unseen, event: .runOut(moved), expect: .running, actions: [step(.unseen, .runOut, .running)]),
+        Row(state: .unseen, event: .completed(moved, book), expect: .ended,
+            actions: [step(.unseen, .completed, .ended), "fire back completed"]),
+        Row(state: .unseen, event: .cancelled(moved, book), expect: .ended, actions: [step(.unseen, .cancelled, .ended)]),
+        Row(state: .unseen, event: .fingers(2), expect: .unseen, actions: []),
+        Row(state: .unseen, event: .rulesReplaced, expect: .unseen, actions: []),
+        Row(state: .running, event: .began(moved, book), expect: .running, actions: []),
+        Row(state: .running, event: .changed(moved, book), expect: .running, actions: ["fire v changed +"]),
+        Row(state: .running, event: .changed(moved, book), variant: "the same step again", extra: [.changed(moved, book)],
+            expect: .running, actions: []),
+        Row(state: .running, event: .changed(start, book), variant: "back below the step", extra: [.changed(moved, book)],
+            expect: .running, actions: ["fire v changed -"]),
+        Row(state: .running, event: .runOut(moved), expect: .running, actions: []),
+        Row(state: .running, event: .completed(moved, book), expect: .ended,
+            actions: [step(.running, .completed, .ended), "fire back completed"]),
+        Row(state: .running, event: .cancelled(moved, book), expect: .ended, actions: [step(.running, .cancelled, .ended)]),
+        Row(state: .running, event: .fingers(2), expect: .running, actions: []),
+        Row(state: .running, event: .rulesReplaced, expect: .running, actions: []),
+        Row(state: .ended, event: .began(moved, book), expect: .ended, actions: []),
+        Row(state: .ended, event: .changed(moved, book), expect: .ended, actions: []),
+        Row(state: .ended, event: .runOut(moved), expect: .ended, actions: []),
+        Row(state: .ended, event: .completed(moved, book), expect: .ended, actions: []),
+        Row(state: .ended, event: .cancelled(moved, book), expect: .ended, actions: []),
+        Row(state: .ended, event: .fingers(2), expect: .ended, actions: []),
+        Row(state: .ended, event: .rulesReplaced, expect: .ended, actions: []),
+    ]
+
+    static func describe(_ action: TransitionRules.Action, after event: TransitionRules.EventName) -> String {
+        switch action {
+        case .output(let f): "fire \(f.rule.name) \(f.phase.rawValue)\(f.stepDirection.map { $0 > 0 ? " +" : " -" } ?? "")"
+        case .transitioned, .bug: action.logLine ?? ""
+        }
+    }
+
+    @Test("every state is reached by its setup")
+    func setupsReach() { #expect(Self.statesNotReached == []) }
+
+    @Test("each (state, event) pair", arguments: table)
+    func pair(_ row: Row) { Self.expectRow(row) }
+
+    @Test("the table takes every pair")
+    func complete() { #expect(Self.pairsMissing == []) }
 }

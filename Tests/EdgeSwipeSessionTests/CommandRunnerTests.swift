@@ -105,4 +105,74 @@ struct CommandRunnerTests {
         }
         _ = h.wait(for: 3)
     }
+
+    // Issue 35.10: a command's background children outlived its timeout and the session.
+
+    /// Whether process `pid` has exited (gone, or a zombie nobody reaped yet).
+    static func exited(_ pid: Int32) -> Bool {
+        if kill(pid, 0) != 0 && errno == ESRCH { return true }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(close, offsetBy: 2)] == "Z"
+    }
+
+    /// The pid a command wrote to `file`, once it is there.
+    static func pid(in file: String) -> Int32? {
+        var pid: Int32?
+        _ = waitUntil(timeout: 10) {
+            pid = (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            return pid != nil
+        }
+        return pid
+    }
+
+    struct GroupCase: CustomStringConvertible, Sendable {
+        var name: String
+        /// A shell script; `$PIDFILE` receives the pid of a background child that ignores SIGTERM.
+        var script: String
+        var timeout: Duration
+        /// Whether the test stops the runner (the session stopping) instead of waiting for the command.
+        var stopRunner = false
+        var description: String { name }
+    }
+
+    static let groupCases: [GroupCase] = [
+        GroupCase(name: "the command exits and leaves a child behind",
+                  script: "(trap '' TERM; exec sleep 1000) & echo $! > \"$PIDFILE\"; exit 0", timeout: .seconds(30)),
+        GroupCase(name: "the command runs past its timeout with a child",
+                  script: "(trap '' TERM; exec sleep 1000) & echo $! > \"$PIDFILE\"; wait", timeout: .milliseconds(300)),
+        GroupCase(name: "the session stops while the command and its child run",
+                  script: "(trap '' TERM; exec sleep 1000) & echo $! > \"$PIDFILE\"; wait", timeout: .seconds(60), stopRunner: true),
+    ]
+
+    @Test("a command's process group is ended with it: at its exit, at its timeout, when the session stops (SIGKILL for what ignores SIGTERM)",
+          arguments: groupCases)
+    func processGroup(_ c: GroupCase) throws {
+        let h = Harness()
+        let runner = h.runner
+        let dir = try TempDir()
+        let pidFile = dir.file("child.pid")
+        guard case .started(let leader) = runner.run(
+            "rule 'g' (t:1)", argv: ["sh", "-c", c.script], timeout: c.timeout, environment: ["PATH": "/usr/bin:/bin", "PIDFILE": pidFile])
+        else {
+            Issue.record("did not start")
+            return
+        }
+        guard let child = Self.pid(in: pidFile) else {
+            Issue.record("the command did not say its child's pid")
+            return
+        }
+        #expect(getpgid(child) == leader, "the child is in the command's group")
+        if c.stopRunner {
+            runner.stop()
+            #expect(waitUntil(timeout: 10) { Self.exited(child) && Self.exited(leader) }, "stop() ends the groups")
+            #expect(h.log.contains("ending the process group of 1 running command"), "\(h.log.all)")
+            guard case .failed = runner.run("rule 'g2' (t:1)", argv: ["true"], timeout: .seconds(1), environment: [:]) else {
+                Issue.record("a stopped runner started a command")
+                return
+            }
+        }
+        _ = h.wait(for: 1)
+        #expect(waitUntil(timeout: 10) { Self.exited(child) }, "the background child outlived the command")
+    }
 }

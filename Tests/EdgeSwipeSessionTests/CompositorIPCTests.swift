@@ -56,8 +56,8 @@ struct CompositorIPCTests {
     func workspaceRequests() {
         #expect(SwayIPC.workspaceCommand(.next, output: nil) == "workspace next_on_output")
         #expect(SwayIPC.workspaceCommand(.previous, output: "HDMI-A-1") == "focus output \"HDMI-A-1\"; workspace prev_on_output")
-        #expect(HyprlandIPC.workspaceRequest(.next, output: nil) == "dispatch workspace m+1")
-        #expect(HyprlandIPC.workspaceRequest(.previous, output: "DSI-1") == "[[BATCH]]dispatch focusmonitor DSI-1;dispatch workspace m-1")
+        #expect(HyprlandWire.workspaceRequest(.next, output: nil) == .success("dispatch workspace m+1"))
+        #expect(HyprlandWire.workspaceRequest(.previous, output: "DSI-1") == .success("[[BATCH]]dispatch focusmonitor DSI-1;dispatch workspace m-1"))
         #expect(NiriIPC.workspaceActions(.next, output: nil) == [#"{"FocusWorkspaceDown":{}}"#])
         #expect(NiriIPC.workspaceActions(.previous, output: "eDP-1") == [#"{"FocusMonitor":{"output":"eDP-1"}}"#, #"{"FocusWorkspaceUp":{}}"#])
     }
@@ -147,6 +147,78 @@ struct CompositorIPCTests {
         server.stop()
     }
 
+    // Issue 35.4: the output's name went unquoted into `[[BATCH]]`: `HDMI-A-1;dispatch exec …` ran a command.
+    struct OutputName: CustomStringConvertible, Sendable {
+        var name: String
+        var problem: String?
+        var description: String { name.debugDescription }
+    }
+
+    static let outputNames: [OutputName] = [
+        OutputName(name: "HDMI-A-1", problem: nil),
+        OutputName(name: "eDP-1", problem: nil),
+        OutputName(name: "Virtual 1", problem: nil),
+        OutputName(name: "HDMI-A-1;dispatch exec touch /tmp/pwned", problem: "contains ';', which separates Hyprland's batched commands"),
+        // Found by the hyprland-replies fuzzer: ";" and a combining mark make one Character that is not ";".
+        OutputName(name: "HDMI-A-1;\u{0350}dispatch exec touch /tmp/pwned", problem: "contains ';', which separates Hyprland's batched commands"),
+        OutputName(name: "\u{0350}", problem: nil),
+        OutputName(name: "DSI-1\ndispatch exec x", problem: "contains the control character U+A"),
+        OutputName(name: "DSI-1\u{0}x", problem: "contains the control character U+0"),
+        OutputName(name: " DSI-1", problem: "begins or ends with white space"),
+        OutputName(name: "", problem: "is empty"),
+        OutputName(name: String(repeating: "a", count: 300), problem: "is 300 bytes long (at most 256)"),
+    ]
+
+    @Test("Hyprland: an output's name that would change the batch is refused, never sent", arguments: outputNames)
+    func hyprlandOutputNames(_ c: OutputName) {
+        #expect(HyprlandWire.outputNameProblem(c.name) == c.problem)
+        switch HyprlandWire.workspaceRequest(.next, output: c.name) {
+        case .success(let request):
+            #expect(c.problem == nil)
+            #expect(HyprlandWire.commands(in: request) == ["dispatch focusmonitor \(c.name)", "dispatch workspace m+1"])
+        case .failure(let error):
+            #expect(c.problem != nil && error.problem == c.problem)
+        }
+    }
+
+    @Test("Hyprland: a workspace rule on an output named to inject a command sends nothing and says why, with the rule")
+    func hyprlandInjection() throws {
+        let dir = try TempDir()
+        let log = LogCapture()
+        let server = try FakeCompositorSocket(path: dir.file(".socket.sock"), framing: .oneRead) { _, _ in .reply(Array("ok".utf8), thenClose: true) }
+        let ipc = HyprlandIPC(requestSocket: server.path, eventSocket: dir.file(".socket2.sock"), eventLoop: Self.loop, logger: log.logger)
+        Self.loop.execute {
+            ipc.perform(.workspace(.next), facts: Self.facts(output: "HDMI-A-1;dispatch exec touch /tmp/pwned"), rule: Self.rule("w", .workspace(.next)))
+            ipc.perform(.workspace(.next), facts: Self.facts(output: "HDMI-A-1"), rule: Self.rule("x", .workspace(.next)))
+        }
+        #expect(waitUntil(timeout: 10) { server.requests.count == 1 }, "\(log.all)")
+        #expect(server.requests == ["[[BATCH]]dispatch focusmonitor HDMI-A-1;dispatch workspace m+1"])
+        #expect(log.contains("rule 'w' (s.toml:1): the output's name 'HDMI-A-1;dispatch exec touch /tmp/pwned' contains ';'"), "\(log.all)")
+        server.stop()
+    }
+
+    // Issue 35.5: a Hyprland that never answers, and a fast rule, took every descriptor and ~8,100 log lines.
+    @Test("Hyprland: requests in flight are capped; those past the cap are dropped, counted and said once")
+    func hyprlandCap() throws {
+        let dir = try TempDir()
+        let log = LogCapture()
+        let server = try FakeCompositorSocket(path: dir.file(".socket.sock"), framing: .oneRead) { _, _ in .stall }
+        let ipc = HyprlandIPC(requestSocket: server.path, eventSocket: dir.file(".socket2.sock"), eventLoop: Self.loop, logger: log.logger)
+        let rule = Self.rule("v", .hyprland("dispatch workspace e+1"))
+        Self.loop.execute {
+            for _ in 0..<500 { ipc.perform(.hyprland("dispatch workspace e+1"), facts: Self.facts(), rule: rule) }
+        }
+        let cap = RequestGate.maxInFlight
+        #expect(waitUntil(timeout: 10) { server.requests.count == cap }, "\(server.requests.count)")
+        #expect(try Self.loop.submit { ipc.gate.dropped }.wait() == 500 - cap)
+        #expect(log.all.filter { $0.contains("has \(cap) requests unanswered; dropping this one") }.count == 1, "\(log.all)")
+        // The stalled ones time out and free their places: the next request goes.
+        #expect(waitUntil(timeout: 10) { (try? Self.loop.submit { ipc.gate.inFlight }.wait()) == 0 })
+        Self.loop.execute { ipc.perform(.hyprland("dispatch workspace e+1"), facts: Self.facts(), rule: rule) }
+        #expect(waitUntil(timeout: 10) { server.requests.count == cap + 1 })
+        server.stop()
+    }
+
     @Test("Hyprland: the focused window's class from activewindow events")
     func hyprlandFocus() throws {
         let dir = try TempDir()
@@ -180,7 +252,7 @@ struct CompositorIPCTests {
         #expect(server.connections == 2)
         Self.loop.execute { ipc.perform(.niri(#"{"Nope":{}}"#), facts: Self.facts(), rule: Self.rule("n", .niri(#"{"Nope":{}}"#))) }
         #expect(waitUntil(timeout: 10) { log.contains(#"rule 'n' (s.toml:1): niri refused {"Nope":{}}: unknown variant `Nope`"#) }, "\(log.all)")
-        #expect(NiriIPC.problem(inReply: Array("<html>".utf8))?.hasPrefix("the reply is not JSON") == true)
+        #expect(NiriWire.problem(inReply: Array("<html>".utf8))?.hasPrefix("the reply is not JSON") == true)
         server.stop()
     }
 

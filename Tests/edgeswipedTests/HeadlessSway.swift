@@ -1,4 +1,5 @@
 import EdgeSwipeSession
+import EdgeSwipeSessionModel
 import EdgeSwipeSystem
 import EdgeSwipeTestSupport
 import Foundation

@@ -1,6 +1,7 @@
 import EdgeSwipeCore
 import EdgeSwipeFingerScript
 import EdgeSwipeRecordings
+import EdgeSwipeSessionModel
 import EdgeSwipeSystem
 import EdgeSwipeTestSupport
 import Foundation

@@ -1,4 +1,5 @@
 import EdgeSwipeSession
+import EdgeSwipeSessionModel
 import EdgeSwipeTestSupport
 import Foundation
 import Glibc

@@ -2,6 +2,7 @@ import EdgeSwipeCore
 import EdgeSwipeFingerScript
 import EdgeSwipeRecordings
 import EdgeSwipeSession
+import EdgeSwipeSessionModel
 import EdgeSwipeSystem
 import EdgeSwipeTestSupport
 import Foundation

@@ -6,8 +6,12 @@ import NIOConcurrencyHelpers
 import SystemPackage
 
 /// Runs rules' commands: an argv (never through a shell) with the event in `EDGESWIPE_*` variables, at most one
-/// running per rule, killed (its whole process group) after its timeout, its output kept to a bounded excerpt, and
-/// its exit status logged with the rule's name.
+/// running per rule, its output kept to a bounded excerpt, and its exit status logged with the rule's name.
+///
+/// Each command runs in a process group of its own, and the whole group is ended (SIGTERM, then SIGKILL after
+/// ``killGrace``) when the command's timeout passes, when the command itself exits (what it left running in the
+/// background goes with it), and when the session stops (``stop()``). A descendant that leaves the group
+/// (`setsid`, `systemd-run --user`) is out of reach: that is how a command starts something meant to outlive it.
 ///
 /// ``run(_:argv:timeout:environment:)`` returns at once: each running command has a thread of its own that sleeps in
 /// one `ppoll` on its output, its exit (a pidfd) and its deadline.
@@ -33,6 +37,8 @@ public final class CommandRunner: Sendable {
 
     private let logger: Logger
     private let running = NIOLockedValueBox<[String: Int]>([:])
+    /// The process groups not known to be empty yet (by their leader's pid), and whether ``stop()`` was called.
+    private let groups = NIOLockedValueBox<(live: Set<Int32>, stopped: Bool)>(([], false))
     private let finished: @Sendable (Outcome) -> Void
 
     /// `finished` is called on the command's thread when it has exited and been reaped.
@@ -64,11 +70,24 @@ public final class CommandRunner: Sendable {
             if firstSkip { logger.warning("\(rule): its command is still running from an earlier gesture; skipping until it exits") }
             return .skipped
         }
-        let spawned: SpawnedCommand
-        do { spawned = try SpawnedCommand(argv: argv, environment: environment) } catch {
+        // Registered and spawned under the lock, so that stop() cannot miss a group that starts while it runs.
+        let spawned: Result<SpawnedCommand, SystemCallError> = groups.withLockedValue { g in
+            guard !g.stopped else { return .failure(SystemCallError("the session is stopping: spawn", Errno.canceled)) }
+            do throws(SystemCallError) {
+                let command = try SpawnedCommand(argv: argv, environment: environment)
+                g.live.insert(command.process.pid)
+                return .success(command)
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard case .success(let spawned) = spawned else {
             _ = running.withLockedValue { $0.removeValue(forKey: rule) }
-            logger.error("\(rule): cannot run \(argv[0]): \(error)")
-            return .failed(error.description)
+            if case .failure(let error) = spawned {
+                logger.error("\(rule): cannot run \(argv[0]): \(error)")
+                return .failed(error.description)
+            }
+            return .failed("cannot run \(argv[0])")
         }
         let pid = spawned.process.pid
         do {
@@ -78,10 +97,14 @@ public final class CommandRunner: Sendable {
                 let outcome = Outcome(rule: rule, status: status, timedOut: timedOut, outputBytes: total, output: kept, skipped: skipped)
                 log(outcome, argv: argv, timeout: timeout)
                 finished(outcome)
+                // The group was told to end when the command exited; what ignores that is killed after the grace.
+                ProcessGroups.end([pid], signalledAlready: true)
+                _ = groups.withLockedValue { $0.live.remove(pid) }
             }
         } catch {
-            spawned.process.signal(SIGKILL)
+            _ = kill(-pid, SIGKILL)
             _ = try? spawned.process.reap()
+            _ = groups.withLockedValue { $0.live.remove(pid) }
             _ = running.withLockedValue { $0.removeValue(forKey: rule) }
             logger.error("\(rule): cannot start a thread to watch \(argv[0]): \(error)")
             return .failed("\(error)")
@@ -92,6 +115,19 @@ public final class CommandRunner: Sendable {
 
     /// Whether `rule`'s command runs now.
     public func isRunning(_ rule: String) -> Bool { running.withLockedValue { $0[rule] != nil } }
+
+    /// Ends every command's process group (SIGTERM, then SIGKILL to what is left after ``killGrace``) and runs no
+    /// more: when the session stops. Returns once the groups are gone or were sent SIGKILL.
+    public func stop() {
+        let live = groups.withLockedValue { g -> Set<Int32> in
+            g.stopped = true
+            return g.live
+        }
+        guard !live.isEmpty else { return }
+        let plural = live.count == 1 ? "" : "s"
+        logger.notice("ending the process group\(plural) of \(live.count) running command\(plural)")
+        ProcessGroups.end(live, signalledAlready: false)
+    }
 
     private func log(_ o: Outcome, argv: [String], timeout: Duration) {
         var line = "\(o.rule): \(argv[0]) "
@@ -165,6 +201,9 @@ struct SpawnedCommand: Sendable {
                 // Whatever it wrote before exiting, without waiting for descendants that keep the pipe.
                 _ = fcntl(output.rawValue, F_SETFL, O_NONBLOCK)
                 drain()
+                // What it left running in its group ends with it. Signalled before the leader is reaped: until then
+                // the group's id is certainly this group's.
+                _ = kill(-process.pid, SIGTERM)
                 let status = (try? process.reap()) ?? .exited(-1)
                 return (status, timedOut, total, kept)
             }
@@ -180,6 +219,31 @@ struct SpawnedCommand: Sendable {
     static func microseconds(_ d: Duration) -> Int64 {
         let (s, atto) = d.components
         return s * 1_000_000 + atto / 1_000_000_000_000
+    }
+}
+
+/// Ends process groups: SIGTERM to each (unless sent already), then SIGKILL to those that still have a member after
+/// ``CommandRunner/killGrace``, looking every 20 ms whether each is empty yet (`kill(-pgid, 0)` fails with ESRCH).
+///
+/// A group's id stays reserved while any member lives, so it names our group for as long as it is signalled; once the
+/// group is empty it is not signalled again. (Between the last member's exit and the next look, at most 20 ms, the
+/// id could in principle be taken by a new group leader; the kernel hands out ids in turn, so that would need every
+/// other id used within those 20 ms.)
+enum ProcessGroups {
+    static func end(_ groups: Set<Int32>, signalledAlready: Bool) {
+        if !signalledAlready { for g in groups { _ = kill(-g, SIGTERM) } }
+        var left = groups
+        let deadline = MonotonicClock.now().microseconds + UInt64(SpawnedCommand.microseconds(CommandRunner.killGrace))
+        let waiter = DescriptorWaiter()
+        while true {
+            left = left.filter { kill(-$0, 0) == 0 || errno == EPERM }
+            if left.isEmpty { return }
+            let now = MonotonicClock.now().microseconds
+            if now >= deadline { break }
+            // No descriptor: a sleep until the next look or the deadline.
+            try? waiter.wait(timeoutMicroseconds: Int64(min(20_000, deadline - now)))
+        }
+        for g in left { _ = kill(-g, SIGKILL) }
     }
 }
 

@@ -1,4 +1,5 @@
 import EdgeSwipeProtocol
+import EdgeSwipeSystem
 public import EdgeSwipeSessionModel
 public import Logging
 public import NIOCore
@@ -237,43 +238,47 @@ final class EventStreamConnection: @unchecked Sendable {
     }
 }
 
-/// Splits a byte stream into lines (niri's and Hyprland's events), bounded: a line past `maxBytes` is dropped.
-struct LineSplitter {
-    private var pending: [UInt8] = []
-    private var discarding = false
-    let maxBytes: Int
+/// The requests one compositor has in flight, capped, and the complaints about them, throttled: a compositor that
+/// stops answering, or a `changed` rule that fires 2,000 times a second, must take neither the session's descriptors
+/// (Hyprland and niri: a connection per request) nor its memory (sway: commands queued on the held connection), nor
+/// flood its log. On the session's event loop only.
+final class RequestGate {
+    /// Requests written and not yet answered, failed or timed out, at most.
+    static let maxInFlight = 16
+    /// How often one complaint (per rule and kind) is said; the ones held back are counted in the next.
+    static let complaintInterval = Duration.seconds(10)
 
-    init(maxBytes: Int = 1 << 20) { self.maxBytes = maxBytes }
+    private let name: String
+    private let logger: Logger
+    private(set) var inFlight = 0
+    /// Requests dropped at the cap, all told (for tests).
+    private(set) var dropped = 0
+    private var complaints: [String: LogThrottle] = [:]
 
-    mutating func feed(_ bytes: [UInt8]) -> [[UInt8]] {
-        var lines: [[UInt8]] = []
-        for b in bytes {
-            if b == UInt8(ascii: "\n") {
-                if !discarding { lines.append(pending) }
-                pending.removeAll(keepingCapacity: true)
-                discarding = false
-            } else if !discarding {
-                pending.append(b)
-                if pending.count > maxBytes {
-                    pending.removeAll()
-                    discarding = true
-                }
-            }
+    init(name: String, logger: Logger) {
+        self.name = name
+        self.logger = logger
+    }
+
+    /// Whether `rule`'s request may go now; a request past the cap is dropped and said (throttled).
+    func admit(_ rule: Rule) -> Bool {
+        guard inFlight < Self.maxInFlight else {
+            dropped += 1
+            complain(rule, "dropped", "\(rule): \(name) has \(Self.maxInFlight) requests unanswered; dropping this one")
+            return false
         }
-        return lines
+        inFlight += 1
+        return true
     }
 
-    mutating func reset() {
-        pending.removeAll()
-        discarding = false
-    }
-}
+    /// An admitted request was answered, failed or timed out.
+    func finished() { inFlight = max(0, inFlight - 1) }
 
-extension JSONValue {
-    subscript(key: String) -> JSONValue? {
-        if case .object(let members) = self { members[key] } else { nil }
+    /// Logs `line` for `rule` at most once per ``complaintInterval`` per `kind`, with how many were held back.
+    func complain(_ rule: Rule, _ kind: String, _ line: String) {
+        let key = "\(rule.place) \(rule.name) \(kind)"
+        let (allowed, held) = complaints[key, default: LogThrottle(interval: Self.complaintInterval)].admit()
+        guard allowed else { return }
+        logger.error("\(line)\(held > 0 ? " (\(held) more like it since the last said)" : "")")
     }
-    var stringValue: String? { if case .string(let s) = self { s } else { nil } }
-    var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
-    var intValue: Int64? { if case .integer(let i) = self { i } else { nil } }
 }

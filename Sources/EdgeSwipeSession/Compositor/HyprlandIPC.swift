@@ -19,52 +19,41 @@ final class HyprlandIPC: CompositorIPC, @unchecked Sendable {
         self.eventSocket = eventSocket
         self.eventLoop = eventLoop
         self.logger = logger
+        gate = RequestGate(name: "Hyprland", logger: logger)
     }
 
-    /// The request a workspace rule sends: `m+1` is the next workspace on the focused monitor, after focusing the
-    /// gesture's output when the daemon knows it (one `[[BATCH]]` request).
-    static func workspaceRequest(_ step: WorkspaceStep, output: String?) -> String {
-        let move = "dispatch workspace \(step == .next ? "m+1" : "m-1")"
-        guard let output else { return move }
-        return "[[BATCH]]dispatch focusmonitor \(output);\(move)"
-    }
+    /// Requests in flight, capped; complaints throttled.
+    let gate: RequestGate
 
     func perform(_ effect: Effect, facts: TransitionFacts, rule: Rule) {
         let request: String
         switch effect {
-        case .workspace(let step): request = Self.workspaceRequest(step, output: facts.output)
+        case .workspace(let step):
+            switch HyprlandWire.workspaceRequest(step, output: facts.output) {
+            case .success(let r): request = r
+            case .failure(let error):
+                gate.complain(rule, "output", "\(rule): \(error)")
+                return
+            }
         case .hyprland(let r): request = r
         case .sway, .niri, .key, .command, .kwinShortcut, .gnomeOverview:
             logger.error("\(rule): \(effect) is not a Hyprland request")
             return
         }
+        guard gate.admit(rule) else { return }
         logger.debug("\(rule): hyprland <- \(request)")
         // Hyprland answers and closes; the reply is complete only at the close.
         CompositorRequests.send(Array(request.utf8), to: requestSocket, on: eventLoop, isComplete: { _ in false })
-            .whenComplete { [logger] result in
+            .whenComplete { [gate] result in
+                gate.finished()
                 switch result {
                 case .success(let reply):
-                    let text = String(decoding: reply, as: UTF8.self).trimmed
-                    if !Self.isOK(text) { logger.error("\(rule): Hyprland refused '\(request)': \(text.prefix(200))") }
+                    let text = HyprlandWire.text(ofReply: reply)
+                    if !HyprlandWire.isOK(text) { gate.complain(rule, "refused", "\(rule): Hyprland refused '\(request)': \(text.prefix(200))") }
                 case .failure(let error):
-                    logger.error("\(rule): Hyprland request '\(request)' failed: \(error)")
+                    gate.complain(rule, "failed", "\(rule): Hyprland request '\(request)' failed: \(error)")
                 }
             }
-    }
-
-    /// `ok`, or one `ok` per command of a batch.
-    static func isOK(_ text: String) -> Bool {
-        let parts = text.split(whereSeparator: \.isWhitespace)
-        return !parts.isEmpty && parts.allSatisfy { $0 == "ok" }
-    }
-
-    /// The class in an `activewindow>>class,title` event line (empty class: nothing focused).
-    static func focusedApp(eventLine line: [UInt8]) -> String?? {
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("activewindow>>") else { return .none }
-        let data = text.dropFirst("activewindow>>".count)
-        let app = String(data.prefix { $0 != "," })
-        return .some(app.isEmpty ? nil : app)
     }
 
     func followFocus(_ focused: @escaping @Sendable (String?) -> Void) {
@@ -77,7 +66,7 @@ final class HyprlandIPC: CompositorIPC, @unchecked Sendable {
                 return
             }
             for line in lines.feed(chunk) {
-                if case .some(let app) = Self.focusedApp(eventLine: line) { focused(app) }
+                if case .some(let app) = HyprlandWire.focusedApp(eventLine: line) { focused(app) }
             }
         }
         events = stream
@@ -85,14 +74,4 @@ final class HyprlandIPC: CompositorIPC, @unchecked Sendable {
     }
 
     func stop() { events?.stop() }
-}
-
-extension String {
-    /// Without the white space around it (this module does not import Foundation).
-    var trimmed: String {
-        var s = Substring(self)
-        while s.first?.isWhitespace == true { s.removeFirst() }
-        while s.last?.isWhitespace == true { s.removeLast() }
-        return String(s)
-    }
 }

@@ -17,7 +17,11 @@ final class NiriIPC: CompositorIPC, @unchecked Sendable {
         self.socketPath = socketPath
         self.eventLoop = eventLoop
         self.logger = logger
+        gate = RequestGate(name: "niri", logger: logger)
     }
+
+    /// Requests in flight (an action and the ones after it count as one), capped; complaints throttled.
+    let gate: RequestGate
 
     /// The actions a workspace rule sends, in order: niri's workspaces are a vertical strip per monitor (next is
     /// down), after focusing the gesture's output when the daemon knows it.
@@ -40,86 +44,43 @@ final class NiriIPC: CompositorIPC, @unchecked Sendable {
             logger.error("\(rule): \(effect) is not a niri action")
             return
         }
+        guard gate.admit(rule) else { return }
         send(actions[...], rule: rule)
     }
 
     /// One after the other: niri handles each request on its own connection, and focus must move before the step.
     private func send(_ actions: ArraySlice<String>, rule: Rule) {
-        guard let action = actions.first else { return }
+        guard let action = actions.first else {
+            gate.finished()
+            return
+        }
         logger.debug("\(rule): niri <- \(action)")
         CompositorRequests.send(Self.request(action: action), to: socketPath, on: eventLoop, isComplete: { $0.contains(UInt8(ascii: "\n")) })
             .whenComplete { [self] result in
                 switch result {
                 case .success(let reply):
-                    if let problem = Self.problem(inReply: reply) {
-                        logger.error("\(rule): niri refused \(action): \(problem)")
+                    if let problem = NiriWire.problem(inReply: reply) {
+                        gate.finished()
+                        gate.complain(rule, "refused", "\(rule): niri refused \(action): \(problem)")
                         return
                     }
                     send(actions.dropFirst(), rule: rule)
                 case .failure(let error):
-                    logger.error("\(rule): niri action \(action) failed: \(error)")
+                    gate.finished()
+                    gate.complain(rule, "failed", "\(rule): niri action \(action) failed: \(error)")
                 }
             }
-    }
-
-    /// Why a reply line is not `{"Ok":…}`, or `nil` when it is.
-    static func problem(inReply reply: [UInt8]) -> String? {
-        let line = Array(reply.prefix { $0 != UInt8(ascii: "\n") })
-        guard let value = try? JSONValue.parse(line) else {
-            return "the reply is not JSON: \(String(decoding: line.prefix(80), as: UTF8.self))"
-        }
-        if value["Ok"] != nil { return nil }
-        if let err = value["Err"]?.stringValue { return err }
-        return "the reply is neither Ok nor Err: \(String(decoding: line.prefix(80), as: UTF8.self))"
-    }
-
-    /// The app ids of niri's windows, and which is focused, from its event stream.
-    struct FocusState {
-        var apps: [Int64: String] = [:]
-        var focused: Int64?
-
-        /// Applies one event line; the focused app when it may have changed.
-        mutating func apply(_ line: [UInt8]) -> String?? {
-            guard let event = try? JSONValue.parse(line, maxDepth: 64) else { return .none }
-            if case .array(let windows)? = event["WindowsChanged"]?["windows"] {
-                apps = [:]
-                focused = nil
-                for w in windows {
-                    guard let id = w["id"]?.intValue else { continue }
-                    apps[id] = w["app_id"]?.stringValue ?? ""
-                    if w["is_focused"]?.boolValue == true { focused = id }
-                }
-                return .some(current)
-            }
-            if let w = event["WindowOpenedOrChanged"]?["window"], let id = w["id"]?.intValue {
-                apps[id] = w["app_id"]?.stringValue ?? ""
-                if w["is_focused"]?.boolValue == true { focused = id }
-                return .some(current)
-            }
-            if let id = event["WindowClosed"]?["id"]?.intValue {
-                apps[id] = nil
-                if focused == id { focused = nil }
-                return .some(current)
-            }
-            if let change = event["WindowFocusChanged"] {
-                focused = change["id"]?.intValue
-                return .some(current)
-            }
-            return .none
-        }
-
-        var current: String? { focused.flatMap { apps[$0] }.flatMap { $0.isEmpty ? nil : $0 } }
     }
 
     func followFocus(_ focused: @escaping @Sendable (String?) -> Void) {
         var lines = LineSplitter()
-        var state = FocusState()
+        var state = NiriWire.FocusState()
         let stream = EventStreamConnection(
             path: socketPath, name: "niri events", greeting: Array("\"EventStream\"\n".utf8), eventLoop: eventLoop, logger: logger
         ) { chunk in
             guard let chunk else {
                 lines.reset()
-                state = FocusState()
+                state = NiriWire.FocusState()
                 return
             }
             for line in lines.feed(chunk) {

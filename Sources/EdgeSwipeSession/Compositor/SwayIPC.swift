@@ -4,96 +4,6 @@ import Logging
 import NIOCore
 import NIOPosix
 
-/// The i3 IPC framing sway speaks: `i3-ipc`, the payload's length and the message type (both 32-bit, native byte
-/// order), then the payload (JSON, or a command's text).
-public enum I3IPCFrame {
-    public static let magic: [UInt8] = Array("i3-ipc".utf8)
-    public static let headerBytes = 14
-    /// Replies and events longer than this are refused (a whole tree is tens of kilobytes).
-    public static let maxPayloadBytes = 16 << 20
-
-    public enum MessageType: UInt32, Sendable {
-        case runCommand = 0, getWorkspaces = 1, subscribe = 2, getOutputs = 3, getTree = 4
-    }
-    /// Events have the high bit set.
-    public static let eventBit: UInt32 = 0x8000_0000
-    public static let workspaceEvent: UInt32 = eventBit | 0
-    public static let windowEvent: UInt32 = eventBit | 3
-
-    public static func encode(_ type: MessageType, _ payload: String) -> [UInt8] {
-        let body = Array(payload.utf8)
-        var out = magic
-        withUnsafeBytes(of: UInt32(body.count).littleEndian) { out += $0 }
-        withUnsafeBytes(of: type.rawValue.littleEndian) { out += $0 }
-        return out + body
-    }
-
-    /// A frame read back: its type and payload.
-    public struct Frame: Hashable, Sendable {
-        public var type: UInt32
-        public var payload: [UInt8]
-    }
-
-    public struct FramingError: Error, Hashable, Sendable, CustomStringConvertible {
-        public var description: String
-    }
-
-    /// Takes whole frames off the front of `buffer`, leaving a partial one; an error for bytes that are not i3 IPC.
-    public static func decode(_ buffer: inout [UInt8]) throws(FramingError) -> [Frame] {
-        var frames: [Frame] = []
-        var start = 0
-        while buffer.count - start >= headerBytes {
-            guard Array(buffer[start..<start + 6]) == magic else {
-                let shown = buffer[start..<min(buffer.count, start + 12)].map { $0 >= 0x20 && $0 < 0x7f ? String(UnicodeScalar($0)) : "." }.joined()
-                throw FramingError(description: "not i3 IPC: a frame starts with '\(shown)', not 'i3-ipc'")
-            }
-            let length = Int(UInt32(littleEndian: read32(buffer, start + 6)))
-            let type = UInt32(littleEndian: read32(buffer, start + 10))
-            guard length <= maxPayloadBytes else {
-                throw FramingError(description: "a frame of \(length) bytes, over the \(maxPayloadBytes) accepted")
-            }
-            guard buffer.count - start - headerBytes >= length else { break }
-            frames.append(Frame(type: type, payload: Array(buffer[start + headerBytes..<start + headerBytes + length])))
-            start += headerBytes + length
-        }
-        buffer.removeFirst(start)
-        return frames
-    }
-
-    private static func read32(_ b: [UInt8], _ at: Int) -> UInt32 {
-        UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24
-    }
-
-    /// Sway's answer to `RUN_COMMAND`: one `{"success": …, "error": …}` per command; the errors, or why the reply is
-    /// not one.
-    public static func commandErrors(_ payload: [UInt8]) -> [String] {
-        guard let value = try? JSONValue.parse(payload), case .array(let results) = value else {
-            return ["the reply is not a JSON array of results: \(String(decoding: payload.prefix(80), as: UTF8.self))"]
-        }
-        return results.compactMap { r in
-            guard r["success"]?.boolValue == true else { return r["error"]?.stringValue ?? "failed (no reason given)" }
-            return nil
-        }
-    }
-
-    /// The app id (or X11 class) of the focused window in a `GET_TREE` reply or a `window` event's container.
-    static func focusedApp(inTree node: JSONValue) -> String? {
-        if node["focused"]?.boolValue == true, node["type"]?.stringValue == "con" || node["type"]?.stringValue == "floating_con" {
-            return appID(of: node)
-        }
-        for key in ["nodes", "floating_nodes"] {
-            if case .array(let children)? = node[key] {
-                for child in children { if let app = focusedApp(inTree: child) { return app } }
-            }
-        }
-        return nil
-    }
-
-    static func appID(of container: JSONValue) -> String? {
-        container["app_id"]?.stringValue ?? container["window_properties"]?["class"]?.stringValue
-    }
-}
-
 /// sway (or i3) through `$SWAYSOCK`: one held connection for `RUN_COMMAND`s, answered in order, reopened when the
 /// compositor closes it, answers garbage or stalls; and one for `window` events (the focused app).
 final class SwayIPC: CompositorIPC, @unchecked Sendable {
@@ -239,12 +149,7 @@ final class SwayIPC: CompositorIPC, @unchecked Sendable {
                 return
             }
             for frame in frames {
-                guard let value = try? JSONValue.parse(frame.payload, maxDepth: 512) else { continue }
-                if frame.type == I3IPCFrame.MessageType.getTree.rawValue {
-                    focused(I3IPCFrame.focusedApp(inTree: value))
-                } else if frame.type == I3IPCFrame.windowEvent, value["change"]?.stringValue == "focus", let container = value["container"] {
-                    focused(I3IPCFrame.appID(of: container))
-                }
+                if case .some(let app) = I3IPCFrame.focus(in: frame) { focused(app) }
             }
         }
         events = stream

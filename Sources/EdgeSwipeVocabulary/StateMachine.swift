@@ -18,7 +18,7 @@ public enum MachineAction<StateName: MachineName, EventName: MachineName, Output
     case output(Output)
 
     /// The log line of a transition or a bug, as libinput words them; `nil` for an output.
-    public var logLine: String? {
+    @inlinable public var logLine: String? {
         switch self {
         case .transitioned(let from, let event, let to): "\(from.rawValue) -> \(event.rawValue) -> \(to.rawValue)"
         case .bug(let event, let state): "invalid event \(event.rawValue) in state \(state.rawValue)"
@@ -54,10 +54,10 @@ public protocol StateMachine {
 
 extension StateMachine {
     /// The name of the current state.
-    public var stateName: StateName { Self.name(of: state) }
+    @inlinable public var stateName: StateName { Self.name(of: state) }
 
     /// One step: the current state's handler, then the log line if the state changed (first among the actions).
-    public mutating func step(_ event: Event, at time: MonotonicInstant, into actions: inout ActionList<Action>) {
+    @inlinable public mutating func step(_ event: Event, at time: MonotonicInstant, into actions: inout ActionList<Action>) {
         let old = Self.name(of: state)
         var taken = ActionList<Action>()
         dispatch(event, at: time, into: &taken)
@@ -66,12 +66,12 @@ extension StateMachine {
         actions.append(contentsOf: taken)
     }
 
-    public mutating func handle(_ event: Event, at time: MonotonicInstant) -> ActionList<Action> {
+    @inlinable public mutating func handle(_ event: Event, at time: MonotonicInstant) -> ActionList<Action> {
         var actions = ActionList<Action>()
         step(event, at: time, into: &actions)
         return actions
     }
 
     /// The bug action for `event` in the current state.
-    public func bug(_ event: Event) -> Action { .bug(event: Self.name(of: event), state: Self.name(of: state)) }
+    @inlinable public func bug(_ event: Event) -> Action { .bug(event: Self.name(of: event), state: Self.name(of: state)) }
 }
