@@ -20,8 +20,9 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             Run it in your graphical session (systemctl --user enable --now edgeswipe-session.service). It is an \
             ordinary read-only client of the daemon and reconnects when the daemon restarts. Its rules are in \
             $XDG_CONFIG_HOME/edgeswipe/session.toml (~/.config/edgeswipe/session.toml); with no file it uses the \
-            built-in defaults (3-finger swipes left/right: next/previous workspace on sway, Hyprland and niri; a \
-            left-edge swipe: alt+Left). SIGHUP reloads the file, keeping the rules in force if it is wrong. \
+            built-in defaults (3-finger swipes left/right: next/previous workspace on sway, Hyprland and niri, the \
+            desktop on the right/left on KDE Plasma; a left-edge swipe: alt+Left). SIGHUP reloads the file, \
+            keeping the rules in force if it is wrong. \
             Exit status: 0 stopped; 1 --check-config found a problem; 64 bad arguments; 78 the rules file is wrong.
             """)
 
@@ -58,8 +59,9 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         // Trapped first: a SIGHUP that comes while the session starts must reload, not end it.
         let signals = await UnixSignalsSequence(trapping: .sighup, .sigterm, .sigint)
         let path = config ?? Self.defaultRulesPath(environment)
+        let desktop = Desktop.detect(environment: environment)
         let rules: RuleSet
-        switch Self.load(path, explicit: config != nil) {
+        switch Self.load(path, explicit: config != nil, desktop: desktop) {
         case .success(let r): rules = r
         case .failure(let error):
             StandardError.print("edgeswipe-session: \(error)")
@@ -69,7 +71,6 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let eventLoop = group.next()
-        let desktop = Desktop.detect(environment: environment)
         let compositor = desktop.map { compositorIPC(for: $0, environment: environment, eventLoop: eventLoop, logger: logger) }
         let wayland = Self.waylandConnection(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment, logger: logger)
         let keyboard = Self.keyboard(for: rules, on: wayland)
@@ -98,7 +99,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         var current = rules
         for await signal in signals {
             guard signal == .sighup else { break }
-            switch Self.load(path, explicit: config != nil) {
+            switch Self.load(path, explicit: config != nil, desktop: desktop) {
             case .success(let r):
                 current = r
                 session.replace(r)
@@ -125,9 +126,10 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         return (environment["HOME"] ?? "") + "/.config/edgeswipe/session.toml"
     }
 
-    /// The file's rules; the defaults when the default file does not exist (a file named on the command line must).
-    static func load(_ path: String, explicit: Bool) -> Result<RuleSet, ConfigError> {
-        if !explicit, (try? Stat(FilePath(path))) == nil { return .success(.defaults) }
+    /// The file's rules; `desktop`'s defaults when the default file does not exist (a file named on the command line
+    /// must).
+    static func load(_ path: String, explicit: Bool, desktop: Desktop?) -> Result<RuleSet, ConfigError> {
+        if !explicit, (try? Stat(FilePath(path))) == nil { return .success(.defaults(for: desktop)) }
         do { return .success(try SessionRulesParser.load(path: path)) } catch { return .failure(error) }
     }
 
