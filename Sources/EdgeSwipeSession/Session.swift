@@ -42,12 +42,20 @@ public final class Session: @unchecked Sendable {
         self.keyboard = keyboard
         self.commands = commands ?? CommandRunner(logger: logger)
         if case .success(let ipc) = compositor {
-            ipc.followFocus { [weak self] app in
-                guard let self else { return }
-                if self.app != app { self.logger.debug("focus: \(app ?? "(nothing)")") }
-                self.app = app
-            }
+            ipc.followFocus { [weak self] app in self?.setFocus(app) }
         }
+    }
+
+    /// The focused application from a source other than the compositor's IPC (phoc's foreign toplevels, KWin's focus
+    /// script); from any thread.
+    public func focused(_ app: String?) {
+        eventLoop.execute { self.setFocus(app) }
+    }
+
+    /// On the event loop.
+    private func setFocus(_ app: String?) {
+        if self.app != app { logger.debug("focus: \(app ?? "(nothing)")") }
+        self.app = app
     }
 
     /// The focused application, as the compositor last said.

@@ -72,7 +72,8 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let eventLoop = group.next()
         let compositor = desktop.map { compositorIPC(for: $0, environment: environment, eventLoop: eventLoop, logger: logger) }
-        let wayland = Self.waylandConnection(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment, logger: logger)
+        let wayland = Self.waylandConnection(
+            needed: rules.needsKeyboard || rules.overlay.enabled || Self.needsFocus(rules), environment: environment, logger: logger)
         let keyboard = Self.keyboard(for: rules, on: wayland)
         let desktopBus: Result<DesktopBus, Errno>
         do { desktopBus = .success(try DesktopBus(logger: logger)) } catch { desktopBus = .failure(error) }
@@ -85,6 +86,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         }
         let overlay = Self.overlay(rules.overlay, on: wayland, logger: logger)
         if let overlay { session.observe { overlay.handle($0) } }
+        let toplevels = Self.foreignToplevels(feeding: session, compositor: compositor, on: wayland, rules: rules, logger: logger)
 
         // The default socket is looked at again before each attempt (the user instance's, then the system's): a
         // session that starts before its daemon finds it where it comes up.
@@ -114,6 +116,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
                 logger.error("reload refused, keeping the \(current.rules.count) rules from \(current.source): \(error)")
             }
         }
+        withExtendedLifetime(toplevels) {}
         session.stop()
         await client.close()
         if let overlay { logger.notice("overlay: \(overlay.summary)") }
