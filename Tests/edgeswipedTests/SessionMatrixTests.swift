@@ -12,7 +12,8 @@ import Testing
 /// |---|---|---|---|
 /// | zero-config desktops: the touchpad demo's swipes right then left switch workspaces/desktops, its cancelled swipe nothing | ``desktops(_:)`` | phoc has none | ``desktops(_:)`` |
 /// | zero-config back key: the demo's completed left-edge swipe reaches the focused key logger as alt+Left once, its cancelled one nothing | ``backKey(_:)`` | ``backKeyPending(_:)`` | ``backKeyPending(_:)`` |
-/// | a rule with `app = …` fires only while its app is focused | ``perApp(_:)`` | ``perAppPending(_:)`` | ``perAppPending(_:)`` |
+/// | a rule with `app = …` fires only while its app is focused | ``perApp(_:)`` | ``perApp(_:)`` | ``perAppPending(_:)`` |
+/// | the overlay's layer surfaces made and drawn during the demo, all destroyed at rest (screenshots where there is screencopy) | ``overlay(_:)`` | ``overlay(_:)`` | ``overlay(_:)`` |
 ///
 /// A scenario whose feature is still on another branch is written, and disabled naming that branch. Each compositor
 /// skips, saying what is missing, where it is not installed, except where `EDGESWIPE_REQUIRE_SWAY`, `_PHOC` or
@@ -97,6 +98,41 @@ struct SessionMatrixTests {
         try Self.perAppScenario(on: compositor)
     }
 
+    @Test("the overlay: during the demo a layer surface is configured and drawn (on sway and phoc a screenshot shows it at the left edge during the left-edge swipe), and at rest every one is destroyed and the screen is as before",
+          .timeLimit(.minutes(3)), arguments: [MatrixCompositor.sway, .phoc, .kwin])
+    func overlay(_ compositor: MatrixCompositor) throws {
+        guard try compositor.mayRun() else { return }
+        let host = try compositor.start(installingTheDesktopEntry: false)
+        _ = try CompositorMatrixTests.showKeyLogger(on: host, appID: "org.edgeswipe.Backdrop", expectFocus: false)
+        let run = try SessionRun(on: host)
+        // The session's requests and events, as libwayland logs them: the layer surfaces' lives (KWin has no screencopy).
+        try run.startSession(environment: ["WAYLAND_DEBUG": "client"])
+        #expect(run.session?.waitForLine { $0.contains("overlay: drawing feedback under the finger") } == true, "\(run.sessionText.suffix(3000))")
+        let screencopy = compositor != .kwin
+        let rest = screencopy ? try Self.screenshot(host, "rest") : nil
+        try run.replay(Paths.demo, speed: 0.5)
+        var drawn: Screenshot? = nil
+        if let rest {
+            var n = 0
+            while drawn == nil, run.daemon?.isRunning == true {
+                n += 1
+                let shot = try Self.screenshot(host, "during-\(n)")
+                if Self.changedPixels(shot, rest, columns: 0..<120) >= 100 { drawn = shot }
+            }
+        }
+        #expect(run.waitForReplay(), "\(host.session.describeLogs())")
+        func count(_ pattern: String) -> Int { run.sessionText.split(separator: "\n").filter { $0.contains(pattern) }.count }
+        let configures = run.sessionText.split(separator: "\n").filter { $0.contains("zwlr_layer_surface_v1@") && $0.contains(".configure(") && !$0.contains(", 0, 0)") }
+        #expect(count(".get_layer_surface(") >= 1 && !configures.isEmpty && count("wl_surface@") > 0, "no layer surface configured: \(run.sessionText.suffix(3000))")
+        #expect(waitUntil(timeout: 20) { Self.destroyed(run.sessionText) == count(".get_layer_surface(") },
+                "made \(count(".get_layer_surface(")) layer surfaces, destroyed \(Self.destroyed(run.sessionText))")
+        if let rest {
+            #expect(drawn != nil, "no screenshot during the demo showed the overlay at the left edge")
+            #expect(waitUntil(timeout: 20) { (try? Self.screenshot(host, "after")).map { Screenshot.sameContent($0, rest) } == true }, "still drawn at rest")
+        }
+        print("session matrix: \(compositor) overlay: \(count(".get_layer_surface(")) layer surfaces made and destroyed, \(configures.count) configures")
+    }
+
     // MARK: Scenarios
 
     /// The session starts first; then the compositor gets what a key needs (phoc its seat, late), the key logger
@@ -151,6 +187,29 @@ struct SessionMatrixTests {
         #expect(waitUntil(timeout: 10) { (try? String(contentsOf: out, encoding: .utf8)) == "org.edgeswipe.First\n" }, "\(own.sessionText)")
         #expect(own.fired("rule 'first only'") == 1, "\(own.sessionText)")
         #expect((try? String(contentsOf: out, encoding: .utf8)) == "org.edgeswipe.First\n", "the cancelled swipe fired too")
+    }
+}
+
+extension SessionMatrixTests {
+    /// A screenshot with grim (wlr-screencopy: sway, phoc), kept in the session's directory as `shot-NAME.ppm`.
+    static func screenshot(_ host: some HeadlessCompositor, _ name: String) throws -> Screenshot {
+        let file = try host.session.writableFile("shot-\(name).ppm")
+        let grim = try host.runClient(["/usr/bin/grim", "-t", "ppm", file.path])
+        guard grim.status == 0 else { throw DaemonTestError("grim: \(grim.output)") }
+        return try Screenshot(ppm: Data(contentsOf: file), name: name, takenUS: 0...0)
+    }
+
+    /// Pixels in `columns` that differ between two screenshots of the same size.
+    static func changedPixels(_ a: Screenshot, _ b: Screenshot, columns: Range<Int>) -> Int {
+        guard a.width == b.width, a.height == b.height else { return Int.max }
+        var n = 0
+        for y in 0..<a.height { for x in columns where x < a.width && Screenshot.distance(a.pixel(x, y), b.pixel(x, y)) > 6 { n += 1 } }
+        return n
+    }
+
+    /// Layer surfaces the session destroyed (`-> zwlr_layer_surface_v1@N.destroy()` in libwayland's log).
+    static func destroyed(_ log: String) -> Int {
+        log.split(separator: "\n").filter { $0.contains("-> zwlr_layer_surface_v1@") && $0.contains(".destroy()") }.count
     }
 }
 
@@ -238,15 +297,17 @@ final class SessionRun {
     }
 
     /// Starts the session with `rules` (a file), or none (its built-in rules).
-    func startSession(rules: String? = nil) throws {
+    func startSession(rules: String? = nil, environment: [String: String] = [:]) throws {
         var arguments = [binary.path, "--socket", socket, "--log-level", "debug"]
         if let rules { arguments += ["--config", try host.session.write(rules, to: "\(label).toml").path] }
-        session = try host.startClient(label, arguments)
+        session = try host.startClient(label, arguments, environment: environment)
     }
 
-    /// Starts the daemon replaying `recording` (at recorded speed: the demo's cancelled swipe rests before release).
-    func replay(_ recording: URL) throws {
-        let daemon = try host.session.start("\(label)-daemon", [Paths.edgeswiped.path, "--socket", socket, "--replay", recording.path, "--wait-for-clients", "1"])
+    /// Starts the daemon replaying `recording` at `speed` (at most 1: faster, the demo's cancelled swipe, which rests
+    /// before its release, would still be moving and complete).
+    func replay(_ recording: URL, speed: Double = 1) throws {
+        let daemon = try host.session.start(
+            "\(label)-daemon", [Paths.edgeswiped.path, "--socket", socket, "--replay", recording.path, "--speed", "\(speed)", "--wait-for-clients", "1"])
         self.daemon = daemon
         guard waitUntil(timeout: 30, { FileManager.default.fileExists(atPath: self.socket) || !daemon.isRunning }), daemon.isRunning else {
             throw DaemonTestError("the daemon did not listen: \(daemon.text)")
