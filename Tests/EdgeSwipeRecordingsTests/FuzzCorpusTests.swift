@@ -11,10 +11,12 @@ import Testing
 /// (`Fuzz/Regressions/`) are replayed here too.
 @Suite("Fuzzing corpus and regressions: recordings")
 struct FuzzCorpusTests {
-    static func files(_ folder: String) -> [URL] {
+    /// The seeds of a folder: every file but the `found-*` inputs `scripts/fuzz --merge` folded in from long runs,
+    /// which reach new code and need not parse (`found: true` gives those alone).
+    static func files(_ folder: String, found: Bool = false) -> [URL] {
         let url = Fixtures.packageRoot.appendingPathComponent(folder)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-        return names.sorted().map { url.appendingPathComponent($0) }
+        return names.filter { $0.hasPrefix("found-") == found }.sorted().map { url.appendingPathComponent($0) }
     }
 
     static func text(_ url: URL) throws -> String { String(decoding: try Data(contentsOf: url), as: UTF8.self) }
@@ -61,9 +63,11 @@ struct FuzzCorpusTests {
         #expect(Set(["demo", "intuos5-edge-swipe"]).isSubset(of: began), "\(began)")
     }
 
-    @Test("inputs the fuzzers found are rejected or read, never a crash, and errors name the file", arguments: ["evemu", "libinput-record"])
+    @Test("inputs the fuzzers found (regressions, and what long runs folded into the parsers' corpora) are rejected or read, never a crash, and errors name the file",
+          arguments: ["evemu", "libinput-record"])
     func regressions(_ family: String) throws {
-        for url in Self.files("Fuzz/Regressions/\(family)") {
+        let found = Self.files("Fuzz/corpus/\(family)-parse", found: true)
+        for url in Self.files("Fuzz/Regressions/\(family)") + found {
             let name = url.lastPathComponent
             let text = try Self.text(url)
             do {
