@@ -8,9 +8,14 @@ public import SystemPackage
 
 /// The session client's core: the daemon's stream in, the rules matched, the effects carried out. Everything runs on
 /// ``eventLoop`` (the daemon client's and the compositor connections'): a message is matched and its effect's
-/// request written in the same turn of the loop that read it, and nothing here waits on another process.
+/// request written in the same turn of the loop that read it, and nothing here waits on another process or thread:
+/// key chords and the overlay's observations are handed to the Wayland thread (``WaylandThread``), D-Bus calls to
+/// the bus thread.
 ///
 /// Other parts of the session (the overlay) observe the same stream through ``observe(_:)``.
+///
+/// Its state is the event loop's: every entry point that reads or writes it is on the loop, which ``handle(_:)`` and
+/// ``fire(_:)`` check (`preconditionInEventLoop`), hence `@unchecked Sendable`.
 public final class Session: @unchecked Sendable {
     public let eventLoop: any EventLoop
     private let logger: Logger
@@ -18,7 +23,7 @@ public final class Session: @unchecked Sendable {
     private var matcher: RuleMatcher
     private var app: String?
     private let compositor: Result<any CompositorIPC, CompositorIPCError>?
-    private let keyboard: Result<VirtualKeyboard, WaylandError>?
+    private let keys: Result<any KeySender, WaylandError>?
     private let desktopBus: Result<DesktopBus, Errno>?
     public let commands: CommandRunner
     /// Rules already told they cannot run here (logged once per rule and cause).
@@ -30,7 +35,7 @@ public final class Session: @unchecked Sendable {
     /// The parts a session is made of; tests give fakes.
     public init(
         rules: RuleSet, desktop: Desktop?, environment: [String: String], eventLoop: any EventLoop,
-        compositor: Result<any CompositorIPC, CompositorIPCError>?, keyboard: Result<VirtualKeyboard, WaylandError>?,
+        compositor: Result<any CompositorIPC, CompositorIPCError>?, keys: Result<any KeySender, WaylandError>?,
         desktopBus: Result<DesktopBus, Errno>? = nil, commands: CommandRunner? = nil, logger: Logger
     ) {
         self.desktopBus = desktopBus
@@ -39,7 +44,7 @@ public final class Session: @unchecked Sendable {
         self.environment = environment
         self.matcher = RuleMatcher(rules: rules, desktop: desktop)
         self.compositor = compositor
-        self.keyboard = keyboard
+        self.keys = keys
         self.commands = commands ?? CommandRunner(logger: logger)
         if case .success(let ipc) = compositor {
             ipc.followFocus { [weak self] app in self?.setFocus(app) }
@@ -54,6 +59,7 @@ public final class Session: @unchecked Sendable {
 
     /// On the event loop.
     private func setFocus(_ app: String?) {
+        eventLoop.preconditionInEventLoop()
         if self.app != app { logger.debug("focus: \(app ?? "(nothing)")") }
         self.app = app
     }
@@ -125,6 +131,7 @@ public final class Session: @unchecked Sendable {
 
     /// One observation of the daemon client; on the event loop.
     public func handle(_ observation: EdgeSwipeClient.Observation) {
+        eventLoop.preconditionInEventLoop()
         switch observation {
         case .message(let message, _):
             for firing in matcher.handle(message, app: app) { fire(firing) }
@@ -138,6 +145,7 @@ public final class Session: @unchecked Sendable {
 
     /// Carries out `firing`'s effect.
     public func fire(_ firing: Firing) {
+        eventLoop.preconditionInEventLoop()
         fired += 1
         let rule = firing.rule
         logger.info("\(rule): \(firing.facts.gestureName) \(firing.phase.rawValue)\(firing.app.map { " in \($0)" } ?? "") -> \(rule.effect)")
@@ -156,9 +164,10 @@ public final class Session: @unchecked Sendable {
                 refuse(rule, Self.unavailability(of: rule.effect, desktop: nil, compositor: nil, keyboard: nil) ?? "no compositor")
             }
         case .key(let chord):
-            switch keyboard {
-            case .success(let kb)?:
-                do { try kb.type(chord) } catch { logger.error("\(rule): cannot send \(chord): \(error)") }
+            switch keys {
+            case .success(let sender)?:
+                // Handed over: the sender says itself, once, when a chord cannot be pressed.
+                sender.send(chord, rule: "\(rule)")
             case .failure(let error)?:
                 refuse(rule, "keys cannot be sent: \(error)")
             case nil:

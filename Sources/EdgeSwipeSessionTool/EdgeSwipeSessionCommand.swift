@@ -72,21 +72,22 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let eventLoop = group.next()
         let compositor = desktop.map { compositorIPC(for: $0, environment: environment, eventLoop: eventLoop, logger: logger) }
-        let wayland = Self.waylandConnection(
-            needed: rules.needsKeyboard || rules.overlay.enabled || Self.needsFocus(rules), environment: environment, logger: logger)
-        let keyboard = Self.keyboard(for: rules, on: wayland)
+        let wayland = Self.waylandThread(for: rules, environment: environment, logger: logger)
+        // Keys go to the Wayland thread whenever there is one, so that a reload may add the first key rule.
+        let keys: Result<any KeySender, WaylandError>? = wayland.map { $0.map { $0 as any KeySender } }
         let desktopBus: Result<DesktopBus, Errno>
         do { desktopBus = .success(try DesktopBus(logger: logger)) } catch { desktopBus = .failure(error) }
         let session = Session(
             rules: rules, desktop: desktop, environment: environment, eventLoop: eventLoop, compositor: compositor,
-            keyboard: keyboard, desktopBus: desktopBus, logger: logger)
+            keys: keys, desktopBus: desktopBus, logger: logger)
         logger.notice("desktop: \(desktop?.rawValue ?? "unknown (no $SWAYSOCK, $HYPRLAND_INSTANCE_SIGNATURE, $NIRI_SOCKET or known $XDG_CURRENT_DESKTOP)")")
-        for problem in Session.problems(of: rules, desktop: desktop, compositor: compositor?.failure, keyboard: keyboard?.failure) {
+        // What the compositor offers is said by the Wayland thread once it has connected (keys, overlay).
+        for problem in Session.problems(of: rules, desktop: desktop, compositor: compositor?.failure, keyboard: rules.needsKeyboard ? wayland?.failure : nil) {
             logger.warning("\(problem)")
         }
-        let overlay = Self.overlay(rules.overlay, on: wayland, logger: logger)
-        if let overlay { session.observe { overlay.handle($0) } }
-        let toplevels = Self.foreignToplevels(feeding: session, compositor: compositor, on: wayland, rules: rules, logger: logger)
+        Self.sayOverlay(rules.overlay, on: wayland, logger: logger)
+        if case .success(let thread)? = wayland { session.observe { thread.handle($0) } }
+        Self.followFocus(of: session, compositor: compositor, on: wayland)
 
         // The default socket is looked at again before each attempt (the user instance's, then the system's): a
         // session that starts before its daemon finds it where it comes up.
@@ -105,21 +106,25 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             case .success(let r):
                 current = r
                 session.replace(r)
-                overlay?.replace(r.overlay)
+                if case .success(let thread)? = wayland { thread.replace(overlay: r.overlay, keys: r.needsKeyboard) }
                 logger.notice("reloaded: \(r.rules.count) rules from \(r.source)")
-                // The keyboard is made at start-up: a reload that adds the first key rule needs a restart.
-                let keys = keyboard ?? (r.needsKeyboard ? .failure(WaylandError("no key rule at start-up; restart edgeswipe-session to send keys")) : nil)
-                for problem in Session.problems(of: r, desktop: desktop, compositor: compositor?.failure, keyboard: keys?.failure) {
+                // The Wayland thread is started when the first rules need it: a reload that is the first to need it
+                // (keys, with the overlay off) needs a restart.
+                let keysProblem = r.needsKeyboard
+                    ? (wayland?.failure ?? (wayland == nil ? WaylandError("no key rule or overlay at start-up; restart edgeswipe-session to send keys") : nil)) : nil
+                for problem in Session.problems(of: r, desktop: desktop, compositor: compositor?.failure, keyboard: keysProblem) {
                     logger.warning("\(problem)")
                 }
             case .failure(let error):
                 logger.error("reload refused, keeping the \(current.rules.count) rules from \(current.source): \(error)")
             }
         }
-        withExtendedLifetime(toplevels) {}
         session.stop()
         await client.close()
-        if let overlay { logger.notice("overlay: \(overlay.summary)") }
+        if case .success(let thread)? = wayland {
+            thread.stop()
+            if rules.overlay.enabled || current.overlay.enabled { logger.notice("overlay: \(thread.overlaySummary)") }
+        }
         try? await group.shutdownGracefully()
     }
 
@@ -136,30 +141,29 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         do { return .success(try SessionRulesParser.load(path: path)) } catch { return .failure(error) }
     }
 
-    /// The session's one Wayland connection, when a part needs it (rules that send keys, the overlay), with its
-    /// event thread running.
-    static func waylandConnection(needed: Bool, environment: [String: String], logger: Logger) -> Result<WaylandConnection, WaylandError>? {
-        guard needed else { return nil }
+    /// The session's Wayland thread, started, when a part needs it (rules that send keys, the overlay); it connects
+    /// (and reconnects) on its own.
+    static func waylandThread(for rules: RuleSet, environment: [String: String], logger: Logger) -> Result<WaylandThread, WaylandError>? {
+        guard rules.needsKeyboard || rules.overlay.enabled || needsFocus(rules) else { return nil }
         guard !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty else {
             return .failure(WaylandError("$WAYLAND_DISPLAY is not set (not a Wayland session)"))
         }
         do {
-            let connection = try WaylandConnection(logger: logger)
-            do { try connection.start() } catch { return .failure(WaylandError("cannot start the Wayland thread: \(error)")) }
-            return .success(connection)
+            let thread = try WaylandThread(overlay: rules.overlay, keys: rules.needsKeyboard, logger: logger)
+            try thread.start()
+            return .success(thread)
         } catch {
             return .failure(error)
         }
     }
 
-    /// The virtual keyboard on `wayland`, when a rule sends keys.
-    static func keyboard(for rules: RuleSet, on wayland: Result<WaylandConnection, WaylandError>?) -> Result<VirtualKeyboard, WaylandError>? {
-        guard rules.needsKeyboard, let wayland else { return nil }
-        switch wayland {
-        case .failure(let error): return .failure(error)
-        case .success(let connection):
-            do { return .success(try VirtualKeyboard(connection: connection)) } catch { return .failure(error) }
+    /// The compositor's globals, read once, for `--check-config`.
+    static func waylandGlobals(needed: Bool, environment: [String: String]) -> Result<[WaylandGlobal], WaylandError>? {
+        guard needed else { return nil }
+        guard !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty else {
+            return .failure(WaylandError("$WAYLAND_DISPLAY is not set (not a Wayland session)"))
         }
+        do { return .success(try WaylandGlobal.read()) } catch { return .failure(error) }
     }
 
     /// `--check-config`: 0 when the file is right, 1 when not; what cannot run here is said either way.
@@ -175,8 +179,14 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         }
         let desktop = Desktop.detect(environment: environment)
         var keyboardProblem: WaylandError? = nil
-        let wayland = Self.waylandConnection(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment, logger: Logger(label: "check"))
-        if case .failure(let e)? = Self.keyboard(for: rules, on: wayland) { keyboardProblem = e }
+        let globals = Self.waylandGlobals(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment)
+        if rules.needsKeyboard {
+            switch globals {
+            case .failure(let e)?: keyboardProblem = e
+            case .success(let list)?: keyboardProblem = WaylandGlobal.keyProblem(in: list)
+            case nil: break
+            }
+        }
         let compositorProblem: CompositorIPCError? = desktop.flatMap { d in
             if case .failure(let e) = compositorIPC(for: d, environment: environment, eventLoop: EmbeddedEventLoopStandIn.loop, logger: Logger(label: "check")) { return e }
             return nil
@@ -184,7 +194,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         let problems = Session.problems(of: rules, desktop: desktop, compositor: compositorProblem, keyboard: keyboardProblem)
         print("this session: \(desktop?.rawValue ?? "unknown desktop")\(problems.isEmpty ? ", every rule can run" : "")")
         for p in problems { print("  note: \(p)") }
-        print("overlay: \(Self.overlayStatus(rules.overlay, on: wayland))")
+        print("overlay: \(Self.overlayStatus(rules.overlay, globals: globals))")
         return 0
     }
 }

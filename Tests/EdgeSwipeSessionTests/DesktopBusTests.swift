@@ -21,7 +21,7 @@ struct DesktopBusTests {
         let bus = try DesktopBus(logger: log.logger) { () throws(BusError) in try SDBus.connect(address: address) }
         return Session(
             rules: RuleSet(rules: [], source: "test"), desktop: desktop, environment: [:], eventLoop: MultiThreadedEventLoopGroup.singleton.next(),
-            compositor: nil, keyboard: nil, desktopBus: .success(bus), logger: log.logger)
+            compositor: nil, keys: nil, desktopBus: .success(bus), logger: log.logger)
     }
 
     @Test("a kwin_shortcut rule invokes the shortcut by name on KWin's kglobalaccel component")

@@ -12,10 +12,10 @@ struct SessionProblemsTests {
         let set = try SessionRulesParser.parse(
             "[[rule]]\nswipe = \"left\"\nsway = \"workspace next\"\n[[rule]]\nedge = \"left\"\nkey = \"alt+Left\"\n[[rule]]\nedge = \"top\"\ncommand = [\"true\"]\n",
             file: "s.toml")
-        let problems = Session.problems(of: set, desktop: .gnome, compositor: nil, keyboard: WaylandError(VirtualKeyboard.unsupportedHint))
+        let problems = Session.problems(of: set, desktop: .gnome, compositor: nil, keyboard: WaylandError(WaylandThread.noKeyProtocol))
         #expect(problems == [
             "rule '#1' (s.toml:1): needs sway or i3 ($SWAYSOCK is not set)",
-            "rule '#2' (s.toml:4): keys cannot be sent: \(VirtualKeyboard.unsupportedHint)",
+            "rule '#2' (s.toml:4): keys cannot be sent: \(WaylandThread.noKeyProtocol)",
         ])
     }
 }

@@ -27,20 +27,25 @@ final class HeadlessSway: HeadlessCompositor {
         return "sway is not installed (apt install sway): the session's compositor tests need a real one"
     }
 
-    /// Starts sway with `config` (the output and xwayland lines are added) in a fresh session.
-    init(config: String) throws {
-        session = try HeadlessSession(name: "sway")
+    /// Starts sway with `config` (the output and xwayland lines are added) in a fresh session, or in `session`: a
+    /// second sway where a first one died, on the same `$WAYLAND_DISPLAY` (what a user's restarted compositor is).
+    init(config: String, in existing: HeadlessSession? = nil) throws {
+        session = try existing ?? HeadlessSession(name: "sway")
         let configURL = try session.write("output HEADLESS-1 resolution 800x600\nxwayland disable\n" + config, to: "sway.conf")
-        logURL = try session.writableFile("sway.log")
+        logURL = try session.writableFile(existing == nil ? "sway.log" : "sway-again.log")
         let (session, process) = (session, process)
         var socket = ""
+        // A dead sway's IPC socket stays behind: the new one is the one that was not there.
+        let before = Set((try? FileManager.default.contentsOfDirectory(atPath: session.runtimeDirectory.path)) ?? [])
         startSeconds = try secondsTaken {
             try session.launch(process, ["/usr/bin/sway", "-c", configURL.path], environment: [
                 "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1",
             ], log: logURL)
             _ = waitUntil(timeout: 20) {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: session.runtimeDirectory.path)) ?? []
-                guard let sock = names.first(where: { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }), names.contains(self.waylandDisplay) else {
+                guard let sock = names.first(where: { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") && !before.contains($0) }),
+                    names.contains(self.waylandDisplay)
+                else {
                     return !process.isRunning
                 }
                 socket = session.runtimeDirectory.appendingPathComponent(sock).path

@@ -11,7 +11,7 @@ import Testing
 /// | scenario | sway | phoc | KWin |
 /// |---|---|---|---|
 /// | zero-config desktops: the touchpad demo's swipes right then left switch workspaces/desktops, its cancelled swipe nothing | ``desktops(_:)`` | phoc has none | ``desktops(_:)`` |
-/// | zero-config back key: the demo's completed left-edge swipe reaches the focused key logger as alt+Left once, its cancelled one nothing | ``backKey(_:)`` | ``backKeyPending(_:)`` | ``backKeyPending(_:)`` |
+/// | zero-config back key: the demo's completed left-edge swipe reaches the focused key logger as alt+Left once, its cancelled one nothing | ``backKey(_:)`` | ``backKey(_:)`` | ``backKey(_:)`` |
 /// | a rule with `app = …` fires only while its app is focused | ``perApp(_:)`` | ``perApp(_:)`` | ``perAppPending(_:)`` |
 /// | the overlay's layer surfaces made and drawn during the demo, all destroyed at rest (screenshots where there is screencopy) | ``overlay(_:)`` | ``overlay(_:)`` | ``overlay(_:)`` |
 ///
@@ -69,16 +69,8 @@ struct SessionMatrixTests {
     }
 
     @Test("with no rules file, the demo's completed 1-finger left-edge swipe reaches the focused window as alt+Left, once; its cancelled one sends nothing",
-          .timeLimit(.minutes(3)), arguments: [MatrixCompositor.sway])
+          .timeLimit(.minutes(3)), arguments: [MatrixCompositor.sway, .phoc, .kwin])
     func backKey(_ compositor: MatrixCompositor) throws {
-        guard try compositor.mayRun() else { return }
-        try Self.backKeyScenario(on: compositor)
-    }
-
-    @Test("the back key on phoc (its seat made after the session started) and KWin (fake input through the desktop entry)",
-          .disabled("needs wip/wayland: the key sender's late seats (phoc) and its KWin fake-input backend"),
-          .timeLimit(.minutes(3)), arguments: [MatrixCompositor.phoc, .kwin])
-    func backKeyPending(_ compositor: MatrixCompositor) throws {
         guard try compositor.mayRun() else { return }
         try Self.backKeyScenario(on: compositor)
     }

@@ -55,7 +55,43 @@ final class KeymapResolver {
             guard index != XKB_MOD_INVALID else { return nil }
             mask |= 1 << index
         }
+        guard let (code, level) = key(for: chord.keysym) else { return nil }
         let shift = xkb_keymap_mod_get_index(keymap, "Shift")
+        let extra: UInt32 = level == 1 && shift != XKB_MOD_INVALID ? 1 << shift : 0
+        return Press(evdevCode: code, modifierMask: mask | extra)
+    }
+
+    /// `chord` as keys to hold and press, for a sender that has no modifier mask (KWin's fake input: it reads the
+    /// keys through the user's keymap as if they were typed): the modifiers' own keys (Shift too, when the keysym
+    /// is on a key's second level), then the key. `nil` when the layout lacks one of them; `mod2` and `mod3` have no
+    /// key that only holds them.
+    func keys(for chord: KeyChord) -> (held: [UInt32], key: UInt32)? {
+        guard let (code, level) = key(for: chord.keysym) else { return nil }
+        var modifiers = chord.modifiers
+        if level == 1 && !modifiers.contains(.shift) { modifiers.insert(.shift, at: 0) }
+        var held: [UInt32] = []
+        for m in modifiers {
+            guard let sym = Self.modifierKeysym(m), let (modifierCode, modifierLevel) = key(for: sym), modifierLevel == 0 else { return nil }
+            held.append(modifierCode)
+        }
+        return (held, code)
+    }
+
+    /// The key that holds `modifier` on a standard layout: its left one (AltGr's is ISO_Level3_Shift).
+    static func modifierKeysym(_ modifier: KeyChord.Modifier) -> UInt32? {
+        switch modifier {
+        case .shift: 0xffe1  // Shift_L
+        case .ctrl: 0xffe3  // Control_L
+        case .alt: 0xffe9  // Alt_L
+        case .super: 0xffeb  // Super_L
+        case .altgr: 0xfe03  // ISO_Level3_Shift
+        case .mod2, .mod3: nil
+        }
+    }
+
+    /// The evdev code of the first key whose first level bears `keysym`, else of one whose second level does, and
+    /// that level (0 or 1).
+    private func key(for keysym: UInt32) -> (code: UInt32, level: UInt32)? {
         for level: UInt32 in [0, 1] {
             var code = xkb_keymap_min_keycode(keymap)
             while code <= xkb_keymap_max_keycode(keymap) {
@@ -64,11 +100,8 @@ final class KeymapResolver {
                 var syms: UnsafePointer<xkb_keysym_t>? = nil
                 let n = xkb_keymap_key_get_syms_by_level(keymap, code, 0, level, &syms)
                 guard n > 0, let syms else { continue }
-                if (0..<Int(n)).contains(where: { syms[$0] == chord.keysym }) {
-                    let extra: UInt32 = level == 1 && shift != XKB_MOD_INVALID ? 1 << shift : 0
-                    // XKB key codes are evdev's plus 8 (the X11 offset).
-                    return Press(evdevCode: code - 8, modifierMask: mask | extra)
-                }
+                // XKB key codes are evdev's plus 8 (the X11 offset).
+                if (0..<Int(n)).contains(where: { syms[$0] == keysym }), code >= 8 { return (code - 8, level) }
             }
         }
         return nil

@@ -1,12 +1,11 @@
 import CCairo
 import CWayland
-public import EdgeSwipeClient
+import EdgeSwipeClient
 import EdgeSwipeProtocol
-public import EdgeSwipeSessionModel
+import EdgeSwipeSessionModel
 import EdgeSwipeSystem
 import Glibc
-public import Logging
-import NIOConcurrencyHelpers
+import Logging
 
 /// Feedback under the finger, drawn on the real desktop: an `overlay`-layer surface of wlr-layer-shell on each
 /// output a gesture shows on, which never takes input (an empty input region, no keyboard interactivity), drawn
@@ -16,153 +15,171 @@ import NIOConcurrencyHelpers
 /// flight, each frame paced by the compositor's frame callbacks. At rest it has no surface and no buffer at all;
 /// a gesture creates the surfaces it needs, and they go once the run-out has ended.
 ///
-/// Threads: ``handle(_:)`` runs on the session's event loop and only updates the model; everything Wayland runs on
-/// the connection's thread (``WaylandConnection/onDispatch(_:)``), which it wakes.
-public final class Overlay: @unchecked Sendable {
-    /// Why a compositor without the protocol gets no overlay, said once at start-up.
-    public static let unsupportedHint =
+/// Owned by the Wayland thread (``WaylandThread``), like every Wayland object it makes: the session's event loop
+/// never touches it, it hands observations over and goes on, so no effect ever waits on a frame being painted
+/// (hostile-4 s11). The model outlives connections: when the compositor goes and comes back, the overlay binds its
+/// globals again (``attach(to:)``) and goes on drawing what the stream says.
+final class Overlay {
+    /// Why a compositor without the protocol gets no overlay, said once.
+    static let unsupportedHint =
         "the compositor offers no zwlr_layer_shell_v1 (GNOME does not): no feedback is drawn under the finger; the effects keep working"
 
-    private let connection: WaylandConnection
+    /// At most this many marks are painted per frame: thousands of running transitions (a hostile stream) would
+    /// otherwise make every frame cost tens of milliseconds of cairo; what is left out is what lies underneath.
+    static let maxMarks = 32
+
     private let logger: Logger
-    private let compositor: OpaquePointer
-    private let shm: OpaquePointer
-    private let layerShell: OpaquePointer
-    /// Guards everything below: the model is written on the event loop, read and drawn on the Wayland thread.
-    private let lock = NIOLock()
     private var model: OverlayModel
     private let painter: OverlayPainter
-    private var outputs: [UInt32: OverlayOutput] = [:]
+    private var bound: Bound?
     /// When the earliest message not yet shown arrived (the latency statistic's start).
     private var unshownSince: UInt64?
-    private var statistics = OverlayStatistics()
+    private(set) var statistics = OverlayStatistics()
 
-    /// Binds what the overlay needs; an error (saying what is missing) where the compositor lacks it.
-    public init(connection: WaylandConnection, settings: OverlaySettings, logger: Logger) throws(WaylandError) {
+    /// The globals the overlay draws with, on one connection.
+    final class Bound {
+        let connection: WaylandConnection
+        let compositor: WaylandObject<CompositorKind>
+        let shm: WaylandObject<ShmKind>
+        let layerShell: WaylandObject<LayerShellKind>
+        var outputs: [UInt32: OverlayOutput] = [:]
+
+        init(connection: WaylandConnection, compositor: WaylandObject<CompositorKind>, shm: WaylandObject<ShmKind>, layerShell: WaylandObject<LayerShellKind>) {
+            self.connection = connection
+            self.compositor = compositor
+            self.shm = shm
+            self.layerShell = layerShell
+        }
+    }
+
+    /// Loads cairo; an error (naming the library) where it cannot.
+    init(settings: OverlaySettings, logger: Logger) throws(WaylandError) {
         // cairo is loaded here, not when the client starts (Sources/CCairo/include/CCairo.h).
         var why = [CChar](repeating: 0, count: 512)
         guard edgeswipe_cairo_load(&why, why.count) == 0 else {
             throw WaylandError("the overlay draws with cairo: \(String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) (Debian: libcairo2)")
         }
+        self.logger = logger
+        self.model = OverlayModel(settings: settings)
+        self.painter = OverlayPainter(accent: settings.accent)
+    }
+
+    /// Whether the overlay has what it draws with on the current connection.
+    var isAttached: Bool { bound != nil }
+
+    /// Binds what the overlay needs on `connection` (whose first globals have arrived); an error saying what is
+    /// missing where the compositor lacks it.
+    func attach(to connection: WaylandConnection) throws(WaylandError) {
+        bound = nil
         guard let shellGlobal = connection.global("zwlr_layer_shell_v1") else { throw WaylandError(Self.unsupportedHint) }
         guard let compositorGlobal = connection.global("wl_compositor") else { throw WaylandError("the compositor offers no wl_compositor") }
         guard let shmGlobal = connection.global("wl_shm") else { throw WaylandError("the compositor offers no wl_shm") }
         guard compositorGlobal.version >= 3 else {
             throw WaylandError("the compositor's wl_compositor is version \(compositorGlobal.version); the overlay needs 3 (buffer scale)")
         }
-        guard let compositor = connection.bind(compositorGlobal, cwayland_wl_compositor_interface(), version: 4) else {
+        // Version 4 brings wl_surface.damage_buffer; on 3 the damage is given in surface coordinates (draw()).
+        guard let compositor = connection.bind(compositorGlobal, CompositorKind.self, cwayland_wl_compositor_interface(), version: 4) else {
             throw WaylandError("cannot bind wl_compositor")
         }
-        guard let shm = connection.bind(shmGlobal, cwayland_wl_shm_interface(), version: 1) else {
-            wl_proxy_destroy(compositor)
-            throw WaylandError("cannot bind wl_shm")
-        }
-        guard let layerShell = connection.bind(shellGlobal, cwayland_zwlr_layer_shell_v1_interface(), version: 1) else {
-            wl_proxy_destroy(shm)
-            wl_proxy_destroy(compositor)
+        guard let shm = connection.bind(shmGlobal, ShmKind.self, cwayland_wl_shm_interface(), version: 1) else { throw WaylandError("cannot bind wl_shm") }
+        guard let layerShell = connection.bind(shellGlobal, LayerShellKind.self, cwayland_zwlr_layer_shell_v1_interface(), version: 1) else {
             throw WaylandError("cannot bind zwlr_layer_shell_v1")
         }
-        self.connection = connection
-        self.logger = logger
-        self.compositor = compositor
-        self.shm = shm
-        self.layerShell = layerShell
-        self.model = OverlayModel(settings: settings)
-        self.painter = OverlayPainter(accent: settings.accent)
+        bound = Bound(connection: connection, compositor: compositor, shm: shm, layerShell: layerShell)
         // The outputs' names and scales arrive as events: bind them now, so that they are known at the first touch.
-        lock.withLock { refreshOutputs() }
-        connection.onDispatch { [weak self] in self?.pump() }
-        connection.flush()
+        refreshOutputs()
     }
+
+    /// Lets go of every Wayland object (the connection is going); the model stays.
+    func detach() { bound = nil }
 
     /// New settings, from a reload.
-    public func replace(_ settings: OverlaySettings) {
-        lock.withLock {
-            model.settings = settings
-        }
-        connection.wakeUp()
-    }
+    func replace(_ settings: OverlaySettings) { model.settings = settings }
 
-    /// One observation of the daemon client, on the session's event loop: the model follows it, and the Wayland
-    /// thread is woken to draw what changed.
-    public func handle(_ observation: EdgeSwipeClient.Observation) {
-        let now = MonotonicClock.now().microseconds
-        lock.withLock {
-            switch observation {
-            case .message(let message, _):
-                switch message {
-                case .hello, .gesture, .transition, .device, .state:
-                    unshownSince = unshownSince ?? now
-                case .lifecycle, .presentation, .interaction, .config, .error, .reply, .goodbye, .unknown:
-                    break
-                }
-                model.apply(message, atUS: now)
-            case .disconnected:
-                model.disconnected()
-            case .waiting:
-                // Nothing to draw: a disconnection before it has put the model at rest.
+    var settings: OverlaySettings { model.settings }
+
+    /// One observation of the daemon client, handed over by the event loop: the model follows it; ``pump()`` draws.
+    func handle(_ observation: EdgeSwipeClient.Observation, receivedAtUS now: UInt64) {
+        switch observation {
+        case .message(let message, _):
+            switch message {
+            case .hello, .gesture, .transition, .device, .state:
+                unshownSince = unshownSince ?? now
+            case .lifecycle, .presentation, .interaction, .config, .error, .reply, .goodbye, .unknown:
                 break
             }
+            model.apply(message, atUS: now)
+        case .disconnected:
+            model.disconnected()
+        case .waiting:
+            // Nothing to draw: a disconnection before it has put the model at rest.
+            break
         }
-        connection.wakeUp()
     }
 
-    /// Frames, buffers and latency so far (for the benchmark and the log at exit).
-    public var summary: OverlayStatistics { lock.withLock { statistics } }
+    /// The model lost messages (the hand-over queue overflowed): it starts again from rest.
+    func resynchronize() {
+        model.disconnected()
+        unshownSince = nil
+    }
 
-    // MARK: The Wayland thread
+    /// The globals changed: outputs came or went.
+    func globalsChanged() { refreshOutputs() }
 
-    /// Brings every output's surface up to date with the model at this instant: on the Wayland thread, after every
-    /// dispatch (a configure, a frame callback, a released buffer, or a wake-up from ``handle(_:)``).
-    private func pump() {
-        lock.withLock {
-            let now = MonotonicClock.now().microseconds
-            if outputs.isEmpty || outputs.values.allSatisfy({ $0.surface == nil }) { refreshOutputs() }
-            let names = Set(outputs.values.compactMap(\.name))
-            var drew = false
-            for key in outputs.keys.sorted() {
-                guard let output = outputs[key] else { continue }
-                let frame = model.frame(atUS: now, output: output.name, outputs: names)
-                drew = update(output, frame: frame, moving: model.isMoving(atUS: now), now: now) || drew
-            }
-            let waiting = outputs.values.contains { o in o.surface.map { $0.callback != nil || !$0.configured } ?? false }
-            if !drew, !waiting {
-                // Nothing was left to show: the next message starts the clock again.
-                unshownSince = nil
-            }
-            for output in outputs.values {
-                guard let surface = output.surface else { continue }
-                for ms in surface.frameIntervalsMS { statistics.frameIntervalMS.append(UInt64(ms)) }
-                surface.frameIntervalsMS.removeAll(keepingCapacity: true)
-            }
+    /// Brings every output's surface up to date with the model at this instant: after every dispatch (a configure,
+    /// a frame callback, a released buffer) and every hand-over of observations. The caller flushes.
+    func pump() {
+        guard let bound else { return }
+        let now = MonotonicClock.now().microseconds
+        let names = Set(bound.outputs.values.compactMap(\.info.name))
+        var drew = false
+        let moving = model.isMoving(atUS: now)
+        for key in bound.outputs.keys.sorted() {
+            guard let output = bound.outputs[key] else { continue }
+            var frame = model.frame(atUS: now, output: output.info.name, outputs: names)
+            if frame.marks.count > Self.maxMarks { frame.marks.removeLast(frame.marks.count - Self.maxMarks) }
+            drew = update(output, in: bound, frame: frame, moving: moving, now: now) || drew
         }
-        connection.flush()
+        let waiting = bound.outputs.values.contains { o in o.surface.map { $0.state.awaitingFrame || !$0.state.configured } ?? false }
+        if !drew, !waiting {
+            // Nothing was left to show: the next message starts the clock again.
+            unshownSince = nil
+        }
+        for output in bound.outputs.values {
+            guard let surface = output.surface else { continue }
+            for ms in surface.state.frameIntervalsMS { statistics.frameIntervalMS.append(UInt64(ms)) }
+            surface.state.frameIntervalsMS.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Draws `frame` on `output` if it changed and the compositor is ready for a frame; creates and destroys the
     /// surface as the frame needs one. Whether a frame was committed.
-    private func update(_ output: OverlayOutput, frame: OverlayFrame, moving: Bool, now: UInt64) -> Bool {
+    private func update(_ output: OverlayOutput, in bound: Bound, frame: OverlayFrame, moving: Bool, now: UInt64) -> Bool {
         guard let surface = output.surface else {
-            if !frame.isEmpty { output.surface = makeSurface(on: output) }
+            if !frame.isEmpty { output.surface = makeSurface(on: output, in: bound) }
             return false
         }
-        if surface.closed || frame.isEmpty {
-            destroy(surface)
+        if surface.state.closed || frame.isEmpty {
             output.surface = nil
             return false
         }
-        guard surface.configured, surface.callback == nil else { return false }
+        guard surface.state.configured, !surface.state.awaitingFrame else { return false }
+        if surface.state.resized {
+            // A new size needs a whole new picture.
+            surface.state.resized = false
+            surface.shown = nil
+        }
         if frame == surface.shown {
             // A run-out whose picture did not change this frame still needs the next one; a commit with a pixel of
             // damage makes sure the compositor paints a frame (and so calls back), as it paints only what changed.
             if moving {
-                wl_surface_damage_buffer(surface.surface, 0, 0, 1, 1)
-                requestFrame(surface)
-                wl_surface_commit(surface.surface)
+                surface.damage(x: 0, y: 0, width: 1, height: 1)
+                requestFrame(surface, in: bound)
+                wl_surface_commit(surface.surface.proxy)
             }
             return false
         }
-        guard draw(frame, on: surface, output: output) else { return false }
+        guard draw(frame, on: surface, in: bound) else { return false }
         let committed = MonotonicClock.now().microseconds
         statistics.frames += 1
         if let since = unshownSince {
@@ -174,80 +191,67 @@ public final class Overlay: @unchecked Sendable {
 
     /// Binds the outputs the compositor announced that are not bound yet, and lets go of those it withdrew.
     private func refreshOutputs() {
-        let announced = connection.globals.filter { $0.interface == "wl_output" }
-        for (name, output) in outputs where !announced.contains(where: { $0.name == name }) {
-            if let surface = output.surface { destroy(surface) }
-            wl_proxy_destroy(output.proxy)
-            outputs[name] = nil
+        guard let bound else { return }
+        let announced = bound.connection.globals.filter { $0.interface == "wl_output" }
+        for name in bound.outputs.keys where !announced.contains(where: { $0.name == name }) {
+            bound.outputs[name] = nil
         }
-        for global in announced where outputs[global.name] == nil {
-            guard let proxy = connection.bind(global, cwayland_wl_output_interface(), version: 4) else { continue }
-            let output = OverlayOutput(global: global.name, proxy: proxy)
-            outputs[global.name] = output
-            wl_output_add_listener(proxy, Self.outputListener, Unmanaged.passUnretained(output).toOpaque())
+        for global in announced where bound.outputs[global.name] == nil {
+            guard let object = bound.connection.bind(global, OutputKind.self, cwayland_wl_output_interface(), version: 4) else { continue }
+            let info = OutputInfo()
+            wl_output_add_listener(object.proxy, Self.outputListener, object.retaining(info))
+            bound.outputs[global.name] = OverlayOutput(object: object, info: info)
         }
     }
 
-    private func makeSurface(on output: OverlayOutput) -> OverlaySurface? {
-        guard let wlSurface = wl_compositor_create_surface(compositor) else { return nil }
+    private func makeSurface(on output: OverlayOutput, in bound: Bound) -> OverlaySurface? {
+        let display = bound.connection.display
+        guard let surface = WaylandObject<SurfaceKind>(wl_compositor_create_surface(bound.compositor.proxy), on: display) else { return nil }
         // An empty input region: every touch and click goes to what lies beneath.
-        if let region = wl_compositor_create_region(compositor) {
-            wl_surface_set_input_region(wlSurface, region)
-            wl_region_destroy(region)
+        if let region = WaylandObject<RegionKind>(wl_compositor_create_region(bound.compositor.proxy), on: display) {
+            wl_surface_set_input_region(surface.proxy, region.proxy)
         }
-        wl_surface_set_buffer_scale(wlSurface, output.scale)
-        guard let layer = zwlr_layer_shell_v1_get_layer_surface(
-            layerShell, wlSurface, output.proxy, ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY.rawValue, "edgeswipe-overlay")
-        else {
-            wl_surface_destroy(wlSurface)
-            return nil
-        }
-        let surface = OverlaySurface(surface: wlSurface, layer: layer, scale: output.scale)
-        zwlr_layer_surface_v1_add_listener(layer, Self.layerListener, Unmanaged.passUnretained(surface).toOpaque())
+        let scale = output.info.scale
+        wl_surface_set_buffer_scale(surface.proxy, scale)
+        guard let layer = WaylandObject<LayerSurfaceKind>(
+            zwlr_layer_shell_v1_get_layer_surface(
+                bound.layerShell.proxy, surface.proxy, output.object.proxy, ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY.rawValue, "edgeswipe-overlay"),
+            on: display, keeping: [surface])
+        else { return nil }
+        let state = SurfaceState()
+        zwlr_layer_surface_v1_add_listener(layer.proxy, Self.layerListener, layer.retaining(state))
         let anchors = ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM.rawValue
             | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT.rawValue
-        zwlr_layer_surface_v1_set_anchor(layer, anchors)
-        zwlr_layer_surface_v1_set_size(layer, 0, 0)
+        zwlr_layer_surface_v1_set_anchor(layer.proxy, anchors)
+        zwlr_layer_surface_v1_set_size(layer.proxy, 0, 0)
         // Over panels and their exclusive zones too, and never the keyboard's focus.
-        zwlr_layer_surface_v1_set_exclusive_zone(layer, -1)
-        zwlr_layer_surface_v1_set_keyboard_interactivity(layer, 0)
+        zwlr_layer_surface_v1_set_exclusive_zone(layer.proxy, -1)
+        zwlr_layer_surface_v1_set_keyboard_interactivity(layer.proxy, 0)
         // The first commit, without a buffer, asks for the configure that gives the size.
-        wl_surface_commit(wlSurface)
+        wl_surface_commit(surface.proxy)
         statistics.surfaces += 1
-        return surface
+        return OverlaySurface(surface: surface, layer: layer, state: state, scale: scale)
     }
 
-    private func destroy(_ surface: OverlaySurface) {
-        if let callback = surface.callback { wl_callback_destroy(callback) }
-        surface.callback = nil
-        zwlr_layer_surface_v1_destroy(surface.layer)
-        wl_surface_destroy(surface.surface)
-        for buffer in surface.buffers { buffer.destroy() }
-        surface.buffers.removeAll()
-    }
-
-    private func requestFrame(_ surface: OverlaySurface) {
-        guard let callback = wl_surface_frame(surface.surface) else { return }
+    private func requestFrame(_ surface: OverlaySurface, in bound: Bound) {
+        guard let callback = WaylandObject<CallbackKind>(wl_surface_frame(surface.surface.proxy), on: bound.connection.display) else { return }
+        wl_callback_add_listener(callback.proxy, Self.frameListener, callback.retaining(surface.state))
         surface.callback = callback
-        wl_callback_add_listener(callback, Self.frameListener, Unmanaged.passUnretained(surface).toOpaque())
+        surface.state.awaitingFrame = true
     }
 
     /// Paints `frame` into a free buffer of the surface's size, repainting only what changed since that buffer last
     /// held a frame, and commits it with a frame callback. `false` when every buffer is still the compositor's.
-    private func draw(_ frame: OverlayFrame, on surface: OverlaySurface, output: OverlayOutput) -> Bool {
+    private func draw(_ frame: OverlayFrame, on surface: OverlaySurface, in bound: Bound) -> Bool {
         let scale = Int(surface.scale)
-        let pixelWidth = Int(surface.width) * scale, pixelHeight = Int(surface.height) * scale
+        let pixelWidth = Int(surface.state.width) * scale, pixelHeight = Int(surface.state.height) * scale
         guard pixelWidth > 0, pixelHeight > 0 else { return false }
-        surface.buffers.removeAll { b in
-            guard b.width != pixelWidth || b.height != pixelHeight else { return false }
-            b.destroy()
-            return true
-        }
+        surface.buffers.removeAll { $0.width != pixelWidth || $0.height != pixelHeight }
         let buffer: OverlayBuffer
-        if let free = surface.buffers.first(where: { !$0.busy }) {
+        if let free = surface.buffers.first(where: { !$0.state.busy }) {
             buffer = free
         } else if surface.buffers.count < 2 {
-            do { buffer = try OverlayBuffer(shm: shm, width: pixelWidth, height: pixelHeight) } catch {
+            do { buffer = try OverlayBuffer(shm: bound.shm, width: pixelWidth, height: pixelHeight) } catch {
                 logger.error("overlay: \(error)")
                 return false
             }
@@ -257,11 +261,11 @@ public final class Overlay: @unchecked Sendable {
             // Both are on screen or being read: the release wakes this thread again.
             return false
         }
-        let width = Double(surface.width), height = Double(surface.height)
+        let width = Double(surface.state.width), height = Double(surface.state.height)
         let bounds = OverlayPainter.bounds(of: frame, width: width, height: height)
         let dirty = [buffer.painted, bounds].compactMap { $0 }.reduce(nil as OverlayRect?) { $0?.union($1) ?? $1 }?
             .clipped(width: width, height: height)
-        if let dirty, let cr = cairo_create(buffer.cairoSurface) {
+        if let dirty, let cr = cairo_create(buffer.cairo.pointer) {
             let s = Double(scale)
             // Whole device pixels, so that nothing outside is left half cleared.
             let x0 = floor(dirty.x * s), y0 = floor(dirty.y * s)
@@ -274,14 +278,14 @@ public final class Overlay: @unchecked Sendable {
             cairo_scale(cr, s, s)
             painter.draw(frame, on: cr, width: width, height: height)
             cairo_destroy(cr)
-            cairo_surface_flush(buffer.cairoSurface)
-            wl_surface_damage_buffer(surface.surface, Int32(x0), Int32(y0), Int32(x1 - x0), Int32(y1 - y0))
+            cairo_surface_flush(buffer.cairo.pointer)
+            surface.damage(x: Int32(x0), y: Int32(y0), width: Int32(x1 - x0), height: Int32(y1 - y0))
         }
         buffer.painted = bounds
-        buffer.busy = true
-        wl_surface_attach(surface.surface, buffer.buffer, 0, 0)
-        requestFrame(surface)
-        wl_surface_commit(surface.surface)
+        buffer.state.busy = true
+        wl_surface_attach(surface.surface.proxy, buffer.buffer.proxy, 0, 0)
+        requestFrame(surface, in: bound)
+        wl_surface_commit(surface.surface.proxy)
         surface.shown = frame
         return true
     }
@@ -295,12 +299,12 @@ public final class Overlay: @unchecked Sendable {
             mode: { _, _, _, _, _, _ in },
             done: { _, _ in },
             scale: { data, _, factor in
-                guard let data else { return }
-                Unmanaged<OverlayOutput>.fromOpaque(data).takeUnretainedValue().scale = max(1, factor)
+                // A compositor's number: kept to what a buffer of a real output can be.
+                listenerContext(data, as: OutputInfo.self)?.scale = min(max(1, factor), OutputInfo.maxScale)
             },
             name: { data, _, name in
-                guard let data, let name else { return }
-                Unmanaged<OverlayOutput>.fromOpaque(data).takeUnretainedValue().name = String(cString: name)
+                guard let name else { return }
+                listenerContext(data, as: OutputInfo.self)?.name = String(cString: name)
             },
             description: { _, _, _ in }))
         return listener
@@ -310,130 +314,171 @@ public final class Overlay: @unchecked Sendable {
         let listener = UnsafeMutablePointer<zwlr_layer_surface_v1_listener>.allocate(capacity: 1)
         listener.initialize(to: zwlr_layer_surface_v1_listener(
             configure: { data, layer, serial, width, height in
-                guard let data else { return }
-                let surface = Unmanaged<OverlaySurface>.fromOpaque(data).takeUnretainedValue()
+                guard let state = listenerContext(data, as: SurfaceState.self) else { return }
                 zwlr_layer_surface_v1_ack_configure(layer, serial)
-                surface.width = width
-                surface.height = height
-                surface.configured = width > 0 && height > 0
-                // A new size needs a whole new picture.
-                surface.shown = nil
+                // A compositor's numbers: a surface larger than any screen is refused rather than allocated.
+                let fits = width > 0 && height > 0 && width <= SurfaceState.maxSide && height <= SurfaceState.maxSide
+                state.width = fits ? width : 0
+                state.height = fits ? height : 0
+                state.configured = fits
+                state.resized = true
             },
             closed: { data, _ in
-                guard let data else { return }
-                Unmanaged<OverlaySurface>.fromOpaque(data).takeUnretainedValue().closed = true
+                listenerContext(data, as: SurfaceState.self)?.closed = true
             }))
         return listener
     }()
 
     nonisolated(unsafe) private static let frameListener: UnsafeMutablePointer<wl_callback_listener> = {
         let listener = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
-        listener.initialize(to: wl_callback_listener(done: { data, callback, milliseconds in
-            guard let data else { return }
-            let surface = Unmanaged<OverlaySurface>.fromOpaque(data).takeUnretainedValue()
-            if let callback { wl_callback_destroy(callback) }
-            surface.callback = nil
-            surface.frameDone(atMS: milliseconds)
+        listener.initialize(to: wl_callback_listener(done: { data, _, milliseconds in
+            // The callback object itself goes when the surface asks for the next one, or with the surface.
+            listenerContext(data, as: SurfaceState.self)?.frameDone(atMS: milliseconds)
         }))
         return listener
     }()
 }
 
-/// A `wl_output` the overlay may draw on.
-final class OverlayOutput {
-    let global: UInt32
-    let proxy: OpaquePointer
+/// What a `wl_output`'s events said (its listener's context).
+final class OutputInfo {
+    /// No real output has a larger scale; a compositor that says more is not believed.
+    static let maxScale: Int32 = 8
     /// Its name (`wl_output` version 4: `eDP-1`), when the compositor says it.
     var name: String?
     var scale: Int32 = 1
+}
+
+/// A `wl_output` the overlay may draw on, released with it.
+final class OverlayOutput {
+    let object: WaylandObject<OutputKind>
+    let info: OutputInfo
     var surface: OverlaySurface?
 
-    init(global: UInt32, proxy: OpaquePointer) {
-        self.global = global
-        self.proxy = proxy
+    init(object: WaylandObject<OutputKind>, info: OutputInfo) {
+        self.object = object
+        self.info = info
     }
 }
 
-/// One output's layer surface, while something is drawn on it.
-final class OverlaySurface {
-    let surface: OpaquePointer
-    let layer: OpaquePointer
-    let scale: Int32
+/// What a layer surface's and its frame callbacks' events said (their listeners' context).
+final class SurfaceState {
+    /// Larger than any output (16K is 15360).
+    static let maxSide: UInt32 = 32768
     var width: UInt32 = 0
     var height: UInt32 = 0
     var configured = false
+    /// A configure came since the last frame: the next one is drawn whole.
+    var resized = false
     var closed = false
-    var callback: OpaquePointer?
-    var buffers: [OverlayBuffer] = []
-    /// The frame committed last.
-    var shown: OverlayFrame?
+    /// A frame was committed and its callback has not come yet.
+    var awaitingFrame = false
     /// The compositor's timestamps of the last frame callbacks, in milliseconds.
     var lastFrameMS: UInt32?
     var frameIntervalsMS: [UInt32] = []
 
-    init(surface: OpaquePointer, layer: OpaquePointer, scale: Int32) {
-        self.surface = surface
-        self.layer = layer
-        self.scale = scale
-    }
-
     func frameDone(atMS ms: UInt32) {
+        awaitingFrame = false
         // Only between frames that followed each other (the previous callback asked for this one's frame).
         if let last = lastFrameMS, ms > last, ms - last < 200, frameIntervalsMS.count < 4096 { frameIntervalsMS.append(ms - last) }
         lastFrameMS = ms
     }
 }
 
-/// A `wl_shm` buffer with its memory and a cairo surface over it.
+/// One output's layer surface, while something is drawn on it; its objects go with it (the layer surface first: it
+/// keeps its `wl_surface`).
+final class OverlaySurface {
+    let surface: WaylandObject<SurfaceKind>
+    let layer: WaylandObject<LayerSurfaceKind>
+    let state: SurfaceState
+    let scale: Int32
+    var callback: WaylandObject<CallbackKind>?
+    var buffers: [OverlayBuffer] = []
+    /// The frame committed last.
+    var shown: OverlayFrame?
+
+    init(surface: WaylandObject<SurfaceKind>, layer: WaylandObject<LayerSurfaceKind>, state: SurfaceState, scale: Int32) {
+        self.surface = surface
+        self.layer = layer
+        self.state = state
+        self.scale = scale
+    }
+
+    /// Marks a rectangle of the buffer, in its pixels, as changed: `wl_surface.damage_buffer` where the surface has
+    /// it (version 4), else `wl_surface.damage` in surface coordinates, rounded outwards (a compositor offering
+    /// `wl_compositor` version 3 ends the connection with a protocol error at a request it does not know).
+    func damage(x: Int32, y: Int32, width: Int32, height: Int32) {
+        if surface.version >= 4 {
+            wl_surface_damage_buffer(surface.proxy, x, y, width, height)
+        } else {
+            let s = max(1, scale)
+            let x0 = x / s, y0 = y / s
+            let x1 = (x + width + s - 1) / s, y1 = (y + height + s - 1) / s
+            wl_surface_damage(surface.proxy, x0, y0, x1 - x0, y1 - y0)
+        }
+    }
+}
+
+/// A cairo image surface, destroyed with its owner.
+final class CairoSurface {
+    let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { cairo_surface_destroy(pointer) }
+}
+
+/// Whether the compositor holds a buffer (its listener's context).
+final class BufferState {
+    /// Attached and not yet released.
+    var busy = false
+}
+
+/// A `wl_shm` buffer with its memory and a cairo surface over it, all let go of together (the compositor keeps its
+/// own mapping while it still shows it).
 final class OverlayBuffer {
+    let buffer: WaylandObject<BufferKind>
+    /// Declared after the buffer and before the memory: cairo lets go of its surface before the memory it draws into
+    /// is unmapped.
+    let cairo: CairoSurface
     let memory: SharedMemory
-    let buffer: OpaquePointer
-    let cairoSurface: OpaquePointer
+    let state = BufferState()
     let width: Int
     let height: Int
-    /// Whether the compositor holds it (attached and not yet released).
-    var busy = false
     /// What the frame last drawn into it covers: cleared when it is drawn into again.
     var painted: OverlayRect?
 
-    init(shm: OpaquePointer, width: Int, height: Int) throws(WaylandError) {
-        let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, Int32(width)))
-        guard stride > 0 else { throw WaylandError("no stride for a \(width)-pixel-wide buffer") }
-        do { memory = try SharedMemory(name: "edgeswipe-overlay", byteCount: stride * height) } catch {
+    init(shm: WaylandObject<ShmKind>, width: Int, height: Int) throws(WaylandError) {
+        let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, Int32(clamping: width)))
+        guard stride > 0, height > 0 else { throw WaylandError("no stride for a \(width)-pixel-wide buffer") }
+        let (byteCount, overflow) = stride.multipliedReportingOverflow(by: height)
+        guard !overflow, byteCount <= Int(Int32.max) else { throw WaylandError("a \(width)x\(height) buffer is too large for wl_shm") }
+        let memory: SharedMemory
+        do { memory = try SharedMemory(name: "edgeswipe-overlay", byteCount: byteCount) } catch {
             throw WaylandError("cannot make a \(width)x\(height) buffer: \(error)")
         }
-        guard let pool = wl_shm_create_pool(shm, memory.descriptor.rawValue, Int32(memory.byteCount)) else {
+        guard let pool = WaylandObject<ShmPoolKind>(wl_shm_create_pool(shm.proxy, memory.descriptor.rawValue, Int32(byteCount)), on: shm.display) else {
             throw WaylandError("wl_shm.create_pool failed")
         }
-        defer { wl_shm_pool_destroy(pool) }
-        // cairo's ARGB32 is wl_shm's ARGB8888: premultiplied, native-endian 32-bit pixels.
-        guard let buffer = wl_shm_pool_create_buffer(pool, 0, Int32(width), Int32(height), Int32(stride), WL_SHM_FORMAT_ARGB8888.rawValue)
+        // cairo's ARGB32 is wl_shm's ARGB8888: premultiplied, native-endian 32-bit pixels. The pool may go at once:
+        // the buffer keeps the memory on the compositor's side.
+        guard let buffer = WaylandObject<BufferKind>(
+            wl_shm_pool_create_buffer(pool.proxy, 0, Int32(width), Int32(height), Int32(stride), WL_SHM_FORMAT_ARGB8888.rawValue), on: shm.display)
         else { throw WaylandError("wl_shm_pool.create_buffer failed") }
         guard let surface = cairo_image_surface_create_for_data(
-            memory.bytes.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_ARGB32, Int32(width), Int32(height), Int32(stride)),
-            cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS
-        else {
-            wl_buffer_destroy(buffer)
-            throw WaylandError("cairo cannot draw into a \(width)x\(height) buffer")
-        }
+            memory.bytes.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_ARGB32, Int32(width), Int32(height), Int32(stride))
+        else { throw WaylandError("cairo cannot draw into a \(width)x\(height) buffer") }
+        let cairo = CairoSurface(surface)
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else { throw WaylandError("cairo cannot draw into a \(width)x\(height) buffer") }
         self.buffer = buffer
-        self.cairoSurface = surface
+        self.cairo = cairo
+        self.memory = memory
         self.width = width
         self.height = height
-        wl_buffer_add_listener(buffer, Self.listener, Unmanaged.passUnretained(self).toOpaque())
-    }
-
-    /// Gives the buffer back (the compositor keeps its own mapping while it still shows it).
-    func destroy() {
-        cairo_surface_destroy(cairoSurface)
-        wl_buffer_destroy(buffer)
+        wl_buffer_add_listener(buffer.proxy, Self.listener, buffer.retaining(state))
     }
 
     nonisolated(unsafe) private static let listener: UnsafeMutablePointer<wl_buffer_listener> = {
         let listener = UnsafeMutablePointer<wl_buffer_listener>.allocate(capacity: 1)
         listener.initialize(to: wl_buffer_listener(release: { data, _ in
-            guard let data else { return }
-            Unmanaged<OverlayBuffer>.fromOpaque(data).takeUnretainedValue().busy = false
+            listenerContext(data, as: BufferState.self)?.busy = false
         }))
         return listener
     }()

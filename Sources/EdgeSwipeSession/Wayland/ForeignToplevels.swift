@@ -1,8 +1,5 @@
-public import CWayland
+import CWayland
 import EdgeSwipeVocabulary
-import EdgeSwipeSystem
-import Glibc
-import NIOConcurrencyHelpers
 
 /// Which window is active, from `zwlr_foreign_toplevel_manager_v1` (wlr-foreign-toplevel-management, version 1): the
 /// focused app for rules with `app = …` on a compositor that offers the protocol but no IPC the session speaks (phoc;
@@ -70,85 +67,55 @@ struct ToplevelFocus: Equatable {
     static let activated: UInt32 = 2
 }
 
-/// The listener for ``ToplevelFocus``: binds the compositor's `zwlr_foreign_toplevel_manager_v1` on the session's
-/// Wayland connection and calls `focused` (on the connection's thread) with each newly focused app id, `nil` when no
-/// window is active. It owns the manager and every handle, and destroys them when released.
-public final class ForeignToplevels: @unchecked Sendable {
-    private let connection: WaylandConnection
-    private let manager: OpaquePointer
-    private let focusedChanged: @Sendable (String?) -> Void
-    /// The handles (owned), and the model; touched on the connection's thread, and by the deinit.
-    private let state = NIOLockedValueBox(State())
+/// The listener for ``ToplevelFocus``, made by the Wayland thread on each connection whose compositor offers
+/// `zwlr_foreign_toplevel_manager_v1` (``WaylandThread/followFocus(_:)``): it binds the manager and calls `focused`
+/// (on the Wayland thread) with each newly focused app id, `nil` when no window is active. The manager and every handle
+/// are owned (``WaylandObject``): released with the connection's link.
+final class ForeignToplevels {
+    static let interface = "zwlr_foreign_toplevel_manager_v1"
 
-    struct State {
-        var handles: [UInt32: OpaquePointer] = [:]
+    private let manager: WaylandObject<ForeignToplevelManagerKind>
+
+    /// What the listeners read: the handles (owned) and the model. Retained by the manager, which outlives nothing
+    /// it serves: the handles go with this context when the manager goes.
+    final class Context {
+        let display: WaylandDisplay
+        let focused: @Sendable (String?) -> Void
+        var handles: [UInt32: WaylandObject<ForeignToplevelHandleKind>] = [:]
         var focus = ToplevelFocus()
+
+        init(display: WaylandDisplay, focused: @escaping @Sendable (String?) -> Void) {
+            self.display = display
+            self.focused = focused
+        }
+
+        func update(_ change: String??) {
+            if let change { focused(change) }
+        }
     }
 
-    /// Why the compositor cannot say which window is focused this way.
-    public static let unsupportedHint = "the compositor offers no zwlr_foreign_toplevel_manager_v1 and no IPC the session speaks: rules with 'app' cannot match"
-
-    /// Binds the manager; the compositor then announces every window (on the connection's thread, once it runs).
-    public init(connection: WaylandConnection, focused: @escaping @Sendable (String?) -> Void) throws(WaylandError) {
-        guard let global = connection.global("zwlr_foreign_toplevel_manager_v1") else { throw WaylandError(Self.unsupportedHint) }
-        guard let manager = connection.bind(global, cwayland_zwlr_foreign_toplevel_manager_v1_interface(), version: 1) else {
-            throw WaylandError("cannot bind zwlr_foreign_toplevel_manager_v1")
+    /// Binds the manager (version 1); the compositor then announces every window.
+    init(on connection: WaylandConnection, focused: @escaping @Sendable (String?) -> Void) throws(WaylandError) {
+        guard let global = connection.global(Self.interface) else {
+            throw WaylandError("the compositor offers no \(Self.interface) and no IPC the session speaks: rules with 'app' cannot match")
         }
-        self.connection = connection
+        guard let manager = connection.bind(global, ForeignToplevelManagerKind.self, cwayland_zwlr_foreign_toplevel_manager_v1_interface(), version: 1)
+        else { throw WaylandError("cannot bind \(Self.interface)") }
         self.manager = manager
-        self.focusedChanged = focused
-        zwlr_foreign_toplevel_manager_v1_add_listener(manager, Self.managerListener, Unmanaged.passUnretained(self).toOpaque())
-        guard connection.flush() else { throw WaylandError(connection.lost ?? "the compositor closed the connection") }
-        connection.wakeUp()
-    }
-
-    deinit {
-        let handles = state.withLockedValue { s -> [OpaquePointer] in
-            defer { s.handles = [:] }
-            return Array(s.handles.values)
-        }
-        for handle in handles { zwlr_foreign_toplevel_handle_v1_destroy(handle) }
-        // Version 1 has no destructor request for the manager: `stop` tells the compositor, and the proxy goes.
-        zwlr_foreign_toplevel_manager_v1_stop(manager)
-        wl_proxy_destroy(manager)
-        connection.flush()
-    }
-
-    /// The focused app id as last reported, or `nil`.
-    public var focused: String? { state.withLockedValue { $0.focus.focused } }
-
-    private func handle(_ proxy: OpaquePointer) -> UInt32 { wl_proxy_get_id(proxy) }
-
-    fileprivate func added(_ proxy: OpaquePointer) {
-        state.withLockedValue { $0.handles[handle(proxy)] = proxy }
-        zwlr_foreign_toplevel_handle_v1_add_listener(proxy, Self.handleListener, Unmanaged.passUnretained(self).toOpaque())
-    }
-
-    fileprivate func update(_ proxy: OpaquePointer, _ body: (inout ToplevelFocus, UInt32) -> String??) {
-        let id = handle(proxy)
-        if let change = state.withLockedValue({ body(&$0.focus, id) }) { focusedChanged(change) }
-    }
-
-    fileprivate func closed(_ proxy: OpaquePointer) {
-        let id = handle(proxy)
-        let change = state.withLockedValue { s -> String?? in
-            s.handles[id] = nil
-            return s.focus.closed(id)
-        }
-        zwlr_foreign_toplevel_handle_v1_destroy(proxy)
-        if let change { focusedChanged(change) }
-    }
-
-    private static func owner(_ data: UnsafeMutableRawPointer?) -> ForeignToplevels? {
-        data.map { Unmanaged<ForeignToplevels>.fromOpaque($0).takeUnretainedValue() }
+        let context = Context(display: connection.display, focused: focused)
+        zwlr_foreign_toplevel_manager_v1_add_listener(manager.proxy, Self.managerListener, manager.retaining(context))
     }
 
     nonisolated(unsafe) private static let managerListener: UnsafeMutablePointer<zwlr_foreign_toplevel_manager_v1_listener> = {
         let listener = UnsafeMutablePointer<zwlr_foreign_toplevel_manager_v1_listener>.allocate(capacity: 1)
         listener.initialize(to: zwlr_foreign_toplevel_manager_v1_listener(
-            toplevel: { data, _, toplevel in
-                guard let toplevel else { return }
-                owner(data)?.added(toplevel)
+            toplevel: { data, _, proxy in
+                guard let context = listenerContext(data, as: Context.self),
+                    let handle = WaylandObject<ForeignToplevelHandleKind>(proxy, on: context.display)
+                else { return }
+                context.handles[wl_proxy_get_id(handle.proxy)] = handle
+                // The manager retains the context, and the handles go before it: `data` outlives every handle.
+                zwlr_foreign_toplevel_handle_v1_add_listener(handle.proxy, ForeignToplevels.handleListener, data)
             },
             finished: { _, _ in }))
         return listener
@@ -159,37 +126,48 @@ public final class ForeignToplevels: @unchecked Sendable {
         listener.initialize(to: zwlr_foreign_toplevel_handle_v1_listener(
             title: { _, _, _ in },
             app_id: { data, proxy, appID in
-                guard let proxy, let appID else { return }
-                let text = String(cString: appID)
-                owner(data)?.update(proxy) { focus, id in
-                    focus.appID(id, text)
-                    return nil
-                }
+                guard let context = listenerContext(data, as: Context.self), let proxy, let appID else { return }
+                context.focus.appID(wl_proxy_get_id(proxy), String(cString: appID))
             },
             output_enter: { _, _, _ in },
             output_leave: { _, _, _ in },
             state: { data, proxy, array in
-                guard let proxy else { return }
+                guard let context = listenerContext(data, as: Context.self), let proxy else { return }
                 var values: [UInt32] = []
                 if let array, let base = array.pointee.data {
-                    // An array of 32-bit values; at most a page of them is read (a window has a handful of states).
+                    // An array of 32-bit values; at most 1,024 are read (a window has a handful of states).
                     let count = min(array.pointee.size / MemoryLayout<UInt32>.size, 1024)
                     let words = base.bindMemory(to: UInt32.self, capacity: count)
                     values = (0..<count).map { words[$0] }
                 }
-                owner(data)?.update(proxy) { focus, id in
-                    focus.state(id, values)
-                    return nil
-                }
+                context.focus.state(wl_proxy_get_id(proxy), values)
             },
             done: { data, proxy in
-                guard let proxy else { return }
-                owner(data)?.update(proxy) { focus, id in focus.done(id) }
+                guard let context = listenerContext(data, as: Context.self), let proxy else { return }
+                context.update(context.focus.done(wl_proxy_get_id(proxy)))
             },
             closed: { data, proxy in
-                guard let proxy else { return }
-                owner(data)?.closed(proxy)
+                guard let context = listenerContext(data, as: Context.self), let proxy else { return }
+                let id = wl_proxy_get_id(proxy)
+                let change = context.focus.closed(id)
+                // Its deinit sends destroy, as the protocol asks of a closed handle.
+                context.handles[id] = nil
+                context.update(change)
             }))
         return listener
     }()
+}
+
+enum ForeignToplevelManagerKind: WaylandKind {
+    static let name = "zwlr_foreign_toplevel_manager_v1"
+    /// Version 1 has no destructor request: `stop` tells the compositor, and our proxy goes.
+    static func destroy(_ proxy: OpaquePointer, version: UInt32) {
+        zwlr_foreign_toplevel_manager_v1_stop(proxy)
+        wl_proxy_destroy(proxy)
+    }
+}
+
+enum ForeignToplevelHandleKind: WaylandKind {
+    static let name = "zwlr_foreign_toplevel_handle_v1"
+    static func destroy(_ proxy: OpaquePointer, version: UInt32) { zwlr_foreign_toplevel_handle_v1_destroy(proxy) }
 }

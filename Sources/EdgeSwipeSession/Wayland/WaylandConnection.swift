@@ -1,185 +1,207 @@
-public import CWayland
+import CWayland
 import EdgeSwipeSystem
 import Glibc
-public import Logging
-import NIOConcurrencyHelpers
-public import SystemPackage
 
-/// The session's one connection to the Wayland compositor (`$WAYLAND_DISPLAY`), shared by every part that needs it
-/// (the virtual keyboard; the overlay plugs in the same way), with its own thread that reads and dispatches events.
+/// A global the compositor announced in its registry.
+public struct WaylandGlobal: Hashable, Sendable {
+    public var name: UInt32
+    public var interface: String
+    public var version: UInt32
+
+    public init(name: UInt32, interface: String, version: UInt32) {
+        self.name = name
+        self.interface = interface
+        self.version = version
+    }
+}
+
+/// One connection to the compositor and its registry, on the thread that made it (the Wayland thread's, in the
+/// session): what the parts that need the compositor (the keys, the overlay) bind their globals from.
 ///
-/// Requests may be sent from any thread (libwayland-client locks the display around each), and are flushed at once
-/// by ``flush()``; events are read only by the connection's thread, which sleeps in `ppoll` on the display and a
-/// wake-up pipe: no wake-ups while nothing happens.
-public final class WaylandConnection: @unchecked Sendable {
-    /// What the compositor offers, by interface name, as the registry announced it.
-    public struct Global: Hashable, Sendable {
-        public var name: UInt32
-        public var interface: String
-        public var version: UInt32
+/// Nothing here waits for the compositor. The registry's first globals are asked for with a `wl_display.sync` whose
+/// answer marks them complete (``isReady``), instead of a round trip that a stopped compositor would never answer;
+/// ``flush()`` says when the compositor has not taken everything (``hasUnsentRequests``), so that the caller queues
+/// nothing more until the socket is writable again: libwayland 1.21 keeps at most 4 KiB of requests, and one more
+/// than that is a fatal error on the connection (`EAGAIN`, what a stopped sway gave us: issue 35, item 3).
+final class WaylandConnection {
+    let display: WaylandDisplay
+    private let registry: WaylandObject<RegistryKind>
+    private let state = RegistryState()
+    private var firstSync: WaylandObject<CallbackKind>?
+    /// Whether the last flush left requests in libwayland's buffer: wait for `POLLOUT` before queueing more.
+    private(set) var hasUnsentRequests = false
+
+    /// What the registry's listener writes (the context it is given), read by the connection.
+    final class RegistryState {
+        var globals: [WaylandGlobal] = []
+        /// Set by each announcement and withdrawal; cleared by ``WaylandConnection/takeGlobalsChanged()``.
+        var changed = false
+        var ready = false
     }
 
-    /// The `wl_display`, for the parts that make their own objects on it (the overlay's surfaces).
-    public let display: OpaquePointer
-    private let registry: OpaquePointer
-    private let logger: Logger
-    private let wake: WakePipe
-    private let state = NIOLockedValueBox(State())
-    /// Called on the connection's thread after each dispatch of events (for parts that draw: the overlay).
-    private let afterDispatch = NIOLockedValueBox<[@Sendable () -> Void]>([])
-
-    struct State {
-        var globals: [Global] = []
-        var stopped = false
-        var lost: String?
+    /// Connects to `name` (`nil`: `$WAYLAND_DISPLAY`) and asks for the registry's globals, without waiting for them.
+    convenience init(name: String?) throws(WaylandError) {
+        try self.init(display: WaylandDisplay(connectingTo: name))
     }
 
-    /// Connects to `$WAYLAND_DISPLAY` (or `display` when given) and reads the registry's globals (one round trip).
-    public init(display name: String? = nil, logger: Logger) throws(WaylandError) {
-        guard let display = wl_display_connect(name) else {
-            throw WaylandError("cannot connect to the Wayland display \(name ?? Self.environment("WAYLAND_DISPLAY").map { "'\($0)'" } ?? "($WAYLAND_DISPLAY is not set)"): \(String(cString: strerror(errno)))")
-        }
-        guard let registry = wl_display_get_registry(display) else {
-            wl_display_disconnect(display)
+    init(display: WaylandDisplay) throws(WaylandError) {
+        self.display = display
+        guard let registry = WaylandObject<RegistryKind>(wl_display_get_registry(display.pointer), on: display) else {
             throw WaylandError("wl_display.get_registry failed")
         }
-        do { wake = try WakePipe() } catch {
-            wl_registry_destroy(registry)
-            wl_display_disconnect(display)
-            throw WaylandError("cannot make a wake-up pipe: \(error)")
-        }
-        self.display = display
         self.registry = registry
-        self.logger = logger
-        wl_registry_add_listener(registry, WaylandConnection.registryListener, Unmanaged.passUnretained(self).toOpaque())
-        guard wl_display_roundtrip(display) >= 0 else {
-            wl_registry_destroy(registry)
-            wl_display_disconnect(display)
-            throw WaylandError("the compositor closed the connection during the first round trip")
+        wl_registry_add_listener(registry.proxy, Self.registryListener, registry.retaining(state))
+        // Answered after every global the compositor had when it read get_registry.
+        guard let sync = WaylandObject<CallbackKind>(wl_display_sync(display.pointer), on: display) else {
+            throw WaylandError("wl_display.sync failed")
         }
+        wl_callback_add_listener(sync.proxy, Self.syncListener, sync.retaining(state))
+        firstSync = sync
     }
 
-    deinit {
-        wl_registry_destroy(registry)
-        wl_display_disconnect(display)
+    /// Whether the first globals have all arrived.
+    var isReady: Bool { state.ready }
+
+    /// The globals announced so far, in order (one `wl_output` per monitor).
+    var globals: [WaylandGlobal] { state.globals }
+
+    /// The first global named `interface`, if the compositor offers it.
+    func global(_ interface: String) -> WaylandGlobal? { state.globals.first { $0.interface == interface } }
+
+    /// Whether globals came or went since the last call.
+    func takeGlobalsChanged() -> Bool {
+        defer { state.changed = false }
+        return state.changed
     }
 
-    /// The globals announced so far.
-    public var globals: [Global] { state.withLockedValue { $0.globals } }
-
-    /// The global named `interface`, if the compositor offers it.
-    public func global(_ interface: String) -> Global? { globals.first { $0.interface == interface } }
-
-    /// Binds `global` with `wlInterface` at `min(version, global.version)`; the proxy is the caller's to destroy.
-    public func bind(_ global: Global, _ wlInterface: UnsafePointer<wl_interface>, version: UInt32) -> OpaquePointer? {
-        wl_registry_bind(registry, global.name, wlInterface, min(version, global.version)).map { OpaquePointer($0) }
+    /// Binds `global` at `min(version, global.version)`, owned.
+    func bind<Kind: WaylandKind>(_ global: WaylandGlobal, _ kind: Kind.Type, _ interface: UnsafePointer<wl_interface>, version: UInt32) -> WaylandObject<Kind>? {
+        let proxy = wl_registry_bind(registry.proxy, global.name, interface, min(version, global.version))
+        return WaylandObject<Kind>(proxy.map { OpaquePointer($0) }, on: display)
     }
 
-    /// Why the connection is gone (a protocol error or the compositor closing it), or `nil` while it works.
-    public var lost: String? { state.withLockedValue { $0.lost } }
+    /// The descriptor to wait on.
+    var descriptor: Int32 { wl_display_get_fd(display.pointer) }
 
-    /// Sends what was queued; from any thread.
+    enum Outcome: Equatable {
+        case ok
+        /// The connection is broken, for this reason.
+        case lost(String)
+    }
+
+    /// Sends what libwayland holds. When the socket is full (the compositor is not reading), what is left stays
+    /// there and ``hasUnsentRequests`` says so, until a later flush (when the descriptor is writable) sends it.
     @discardableResult
-    public func flush() -> Bool {
-        if wl_display_flush(display) < 0 && errno != EAGAIN {
-            noteLost()
-            return false
+    func flush() -> Outcome {
+        if wl_display_flush(display.pointer) >= 0 {
+            hasUnsentRequests = false
+            return .ok
         }
-        return true
-    }
-
-    /// Runs `body` on the connection's thread after every dispatch of events.
-    public func onDispatch(_ body: @escaping @Sendable () -> Void) {
-        afterDispatch.withLockedValue { $0.append(body) }
-    }
-
-    /// Starts the thread that reads and dispatches events until ``stop()`` or the connection is lost.
-    public func start() throws(Errno) {
-        try SystemThread.start(name: "wayland", detached: true) { [self] in run() }
-    }
-
-    /// Ends the event thread (it returns within one wake-up).
-    public func stop() {
-        state.withLockedValue { $0.stopped = true }
-        wake.wake()
-    }
-
-    /// Wakes the event thread, so that it dispatches and runs the ``onDispatch(_:)`` bodies.
-    public func wakeUp() { wake.wake() }
-
-    private func run() {
-        let fd = wl_display_get_fd(display)
-        let waiter = DescriptorWaiter()
-        while !state.withLockedValue({ $0.stopped }) {
-            while wl_display_prepare_read(display) != 0 {
-                if wl_display_dispatch_pending(display) < 0 { noteLost(); return }
-            }
-            flush()
-            waiter.removeAll()
-            waiter.add(fd)
-            waiter.add(wake.readEnd)
-            do { try waiter.wait(timeoutMicroseconds: nil) } catch {
-                wl_display_cancel_read(display)
-                continue
-            }
-            if waiter.isReady(0) {
-                if wl_display_read_events(display) < 0 { noteLost(); return }
-            } else {
-                wl_display_cancel_read(display)
-            }
-            if waiter.isReady(1) { wake.drain() }
-            if wl_display_dispatch_pending(display) < 0 { noteLost(); return }
-            for body in afterDispatch.withLockedValue({ $0 }) { body() }
+        if errno == EAGAIN {
+            hasUnsentRequests = true
+            return .ok
         }
+        return .lost(lossReason(fallback: errno))
     }
 
-    /// Records (once) and logs why the connection broke.
-    private func noteLost() {
-        let error = wl_display_get_error(display)
-        var reason = error == 0 ? "the compositor closed the connection" : String(cString: strerror(error))
+    /// Runs the listeners of the events already read.
+    func dispatchPending() -> Outcome {
+        wl_display_dispatch_pending(display.pointer) < 0 ? .lost(lossReason(fallback: errno)) : .ok
+    }
+
+    /// Reads what the compositor sent, once the descriptor was readable (between ``prepareRead()`` and this).
+    func readEvents() -> Outcome {
+        wl_display_read_events(display.pointer) < 0 ? .lost(lossReason(fallback: errno)) : .ok
+    }
+
+    /// Announces that this thread is about to wait and then read; `false` (after dispatching them) while events
+    /// are already queued.
+    func prepareRead() -> Outcome {
+        while wl_display_prepare_read(display.pointer) != 0 {
+            if wl_display_dispatch_pending(display.pointer) < 0 { return .lost(lossReason(fallback: errno)) }
+        }
+        return .ok
+    }
+
+    /// The wait ended without anything to read.
+    func cancelRead() { wl_display_cancel_read(display.pointer) }
+
+    /// Why the connection broke: the protocol error the compositor posted, or the socket's error.
+    func lossReason(fallback: Int32) -> String {
+        let error = wl_display_get_error(display.pointer)
         if error == EPROTO {
             var code: UInt32 = 0
             var id: UInt32 = 0
-            let interface = cwayland_protocol_error(display, &code, &id).map { String(cString: $0) } ?? "?"
-            reason = "protocol error \(code) on \(interface)@\(id)"
+            let interface = cwayland_protocol_error(display.pointer, &code, &id).map { String(cString: $0) } ?? "?"
+            return "protocol error \(code) on \(interface)@\(id)"
         }
-        let first = state.withLockedValue { s -> Bool in
-            guard s.lost == nil else { return false }
-            s.lost = reason
-            return true
-        }
-        if first { logger.error("wayland: connection lost: \(reason)") }
+        let cause = error != 0 ? error : fallback
+        if cause == EPIPE || cause == ECONNRESET || cause == 0 { return "the compositor closed the connection" }
+        return String(cString: strerror(cause))
     }
 
-    fileprivate func announce(_ global: Global) {
-        // Every one, in order: there is one wl_output per monitor (``global(_:)`` gives the first of a name).
-        state.withLockedValue { $0.globals.append(global) }
-    }
+    // MARK: Listeners (on the connection's thread, during a dispatch)
 
-    fileprivate func withdraw(_ name: UInt32) {
-        state.withLockedValue { $0.globals.removeAll { $0.name == name } }
-    }
-
-    private static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
-
-    /// One listener for every connection's registry; `data` is the connection.
     nonisolated(unsafe) private static let registryListener: UnsafeMutablePointer<wl_registry_listener> = {
         let listener = UnsafeMutablePointer<wl_registry_listener>.allocate(capacity: 1)
         listener.initialize(to: wl_registry_listener(
             global: { data, _, name, interface, version in
-                guard let data, let interface else { return }
-                Unmanaged<WaylandConnection>.fromOpaque(data).takeUnretainedValue()
-                    .announce(Global(name: name, interface: String(cString: interface), version: version))
+                guard let state = listenerContext(data, as: RegistryState.self), let interface else { return }
+                state.globals.append(WaylandGlobal(name: name, interface: String(cString: interface), version: version))
+                state.changed = true
             },
             global_remove: { data, _, name in
-                guard let data else { return }
-                Unmanaged<WaylandConnection>.fromOpaque(data).takeUnretainedValue().withdraw(name)
+                guard let state = listenerContext(data, as: RegistryState.self) else { return }
+                state.globals.removeAll { $0.name == name }
+                state.changed = true
             }))
+        return listener
+    }()
+
+    nonisolated(unsafe) private static let syncListener: UnsafeMutablePointer<wl_callback_listener> = {
+        let listener = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
+        listener.initialize(to: wl_callback_listener(done: { data, _, _ in
+            guard let state = listenerContext(data, as: RegistryState.self) else { return }
+            state.ready = true
+            state.changed = true
+        }))
         return listener
     }()
 }
 
-public struct WaylandError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+extension WaylandConnection {
+    /// The globals of the compositor at `name` (`nil`: `$WAYLAND_DISPLAY`), read on the calling thread within
+    /// `timeoutMicroseconds`: for `--check-config`, which asks once and exits.
+    static func readGlobals(name: String? = nil, timeoutMicroseconds: Int64 = 2_000_000) throws(WaylandError) -> [WaylandGlobal] {
+        let connection = try WaylandConnection(name: name)
+        let deadline = MonotonicClock.now().microseconds &+ UInt64(max(0, timeoutMicroseconds))
+        while !connection.isReady {
+            if case .lost(let why) = connection.flush() { throw WaylandError("the compositor's registry: \(why)") }
+            if case .lost(let why) = connection.prepareRead() { throw WaylandError("the compositor's registry: \(why)") }
+            var descriptor = pollfd(fd: connection.descriptor, events: Int16(POLLIN), revents: 0)
+            let now = MonotonicClock.now().microseconds
+            guard now < deadline, poll(&descriptor, 1, Int32(clamping: (deadline - now + 999) / 1000)) > 0 else {
+                connection.cancelRead()
+                throw WaylandError("the compositor did not list its globals within \(timeoutMicroseconds / 1000) ms")
+            }
+            if case .lost(let why) = connection.readEvents() { throw WaylandError("the compositor's registry: \(why)") }
+            if case .lost(let why) = connection.dispatchPending() { throw WaylandError("the compositor's registry: \(why)") }
+        }
+        return connection.globals
+    }
+}
+
+extension WaylandGlobal {
+    /// The globals of the compositor at `display` (`nil`: `$WAYLAND_DISPLAY`), read once on the calling thread: for
+    /// `--check-config`, which asks and exits.
+    public static func read(display: String? = nil) throws(WaylandError) -> [WaylandGlobal] {
+        try WaylandConnection.readGlobals(name: display)
+    }
+
+    /// Why keys cannot be sent on a compositor offering `globals`, or `nil` when they can (or will, once it has a
+    /// seat).
+    public static func keyProblem(in globals: [WaylandGlobal]) -> WaylandError? {
+        if case .unavailable(let why) = KeyBackendChoice.choose(from: globals) { return WaylandError(why) }
+        return nil
+    }
 }
