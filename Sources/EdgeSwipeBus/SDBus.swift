@@ -215,24 +215,39 @@ private struct BoundedText {
     }
 }
 
-/// A message (a signal or a reply), its body read once into values.
+/// A message (a signal, a method call or a reply), its body read once into values.
 public struct BusMessage: Sendable {
     /// The sender's unique name (`:1.42`), when the message has one.
     public var sender: String?
     public var member: String?
     public var body: [BusValue]
+    /// The object and interface a signal or a method call names.
+    public var path: String?
+    public var interface: String?
+
+    public init(sender: String? = nil, member: String? = nil, body: [BusValue] = [], path: String? = nil, interface: String? = nil) {
+        self.sender = sender
+        self.member = member
+        self.body = body
+        self.path = path
+        self.interface = interface
+    }
 }
 
-/// A match or a pending call: while it lives, its handler may run; freed (unregistered) in `deinit`.
+/// A match, a pending call or an exported object: while it lives, its handler may run; freed (unregistered) in
+/// `deinit`, before the handler it holds, so that no callback reaches a freed handler.
 public final class BusSlot {
-    fileprivate var handle: OpaquePointer?
-    private let box: Unmanaged<HandlerBox>
+    var handle: OpaquePointer?
+    /// What the C callback's `userdata` points at (unretained): held here, as long as the slot.
+    private let box: AnyObject
 
-    fileprivate init(box: Unmanaged<HandlerBox>) { self.box = box }
+    init(box: AnyObject) { self.box = box }
+
+    /// The `userdata` to register with the slot's C callback.
+    var userData: UnsafeMutableRawPointer { Unmanaged.passUnretained(box).toOpaque() }
 
     deinit {
         if let handle { sd_bus_slot_unref(handle) }
-        box.release()
     }
 }
 
@@ -268,7 +283,7 @@ private func dispatchToHandler(
 ///
 /// Poll ``fd`` for ``events`` with ``deadline`` as the timeout, then call ``processOne()``; handlers run inside it.
 public final class SDBus {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
 
     /// The system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else `/run/dbus/system_bus_socket`).
     public static func system() throws(BusError) -> SDBus {
@@ -333,10 +348,9 @@ public final class SDBus {
 
     /// Calls `handler` with every message matching `rule` (a D-Bus match rule), while the slot lives.
     public func addMatch(_ rule: String, handler: @escaping (Result<BusMessage, BusError>) -> Void) throws(BusError) -> BusSlot {
-        let box = Unmanaged.passRetained(HandlerBox(call: "match \(rule)", handler: handler))
-        let slot = BusSlot(box: box)
+        let slot = BusSlot(box: HandlerBox(call: "match \(rule)", handler: handler))
         var raw: OpaquePointer? = nil
-        let rc = sd_bus_add_match(handle, &raw, rule, { m, u, e in dispatchToHandler(m, u, e) }, box.toOpaque())
+        let rc = sd_bus_add_match(handle, &raw, rule, { m, u, e in dispatchToHandler(m, u, e) }, slot.userData)
         guard rc >= 0, let raw else { throw .system(call: "sd_bus_add_match \(rule)", errno: -rc) }
         slot.handle = raw
         return slot
@@ -347,10 +361,13 @@ public final class SDBus {
         try call(method, values: arguments.map(BusValue.string), timeout: timeout)
     }
 
-    /// A method call with arguments of any of the basic types, or a variant of one (a property's new value), waiting
-    /// at most `timeout` for its reply.
-    public func call(_ method: BusMethod, values arguments: [BusValue], timeout: Microseconds) throws(BusError) -> BusMessage {
-        let message = try newCall(method, arguments)
+    /// A method call with arguments of any type, waiting at most `timeout` for its reply. `signature` gives the
+    /// arguments' D-Bus types where their values cannot (an empty array's element type); without it each value's own
+    /// type is sent.
+    public func call(
+        _ method: BusMethod, values arguments: [BusValue], signature: String? = nil, timeout: Microseconds
+    ) throws(BusError) -> BusMessage {
+        let message = try newCall(method, arguments, signature: signature)
         defer { sd_bus_message_unref(message) }
         var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
         defer { sd_bus_error_free(&error) }
@@ -373,55 +390,65 @@ public final class SDBus {
         _ method: BusMethod, _ arguments: [String] = [], timeout: Microseconds,
         handler: @escaping (Result<BusMessage, BusError>) -> Void
     ) throws(BusError) -> BusSlot {
-        let message = try newCall(method, arguments.map(BusValue.string))
+        try callAsync(method, values: arguments.map(BusValue.string), timeout: timeout, handler: handler)
+    }
+
+    /// A method call with arguments of any type (`signature` as for ``call(_:values:signature:timeout:)``), without
+    /// waiting: `handler` gets the reply, the D-Bus error, or a timeout's error after `timeout`, from a later
+    /// ``processOne()``, while the slot lives.
+    public func callAsync(
+        _ method: BusMethod, values arguments: [BusValue], signature: String? = nil, timeout: Microseconds,
+        handler: @escaping (Result<BusMessage, BusError>) -> Void
+    ) throws(BusError) -> BusSlot {
+        let message = try newCall(method, arguments, signature: signature)
         defer { sd_bus_message_unref(message) }
-        let box = Unmanaged.passRetained(HandlerBox(call: method.description, handler: handler))
-        let slot = BusSlot(box: box)
+        let slot = BusSlot(box: HandlerBox(call: method.description, handler: handler))
         var raw: OpaquePointer? = nil
         let rc = sd_bus_call_async(
-            handle, &raw, message, { m, u, e in dispatchToHandler(m, u, e) }, box.toOpaque(), UInt64(max(1, timeout.value)))
+            handle, &raw, message, { m, u, e in dispatchToHandler(m, u, e) }, slot.userData, UInt64(max(1, timeout.value)))
         guard rc >= 0, let raw else { throw .system(call: "sd_bus_call_async \(method)", errno: -rc) }
         slot.handle = raw
         return slot
     }
 
-    private func newCall(_ method: BusMethod, _ arguments: [BusValue]) throws(BusError) -> OpaquePointer {
+    /// A method call sent with `NO_REPLY_EXPECTED`: queued on the connection at once (written by the next
+    /// ``processOne()``, or now if the socket takes it), never answered, nothing kept. For calls that come at a
+    /// stream's rate and whose answer nobody would read.
+    public func send(_ method: BusMethod, values arguments: [BusValue], signature: String? = nil) throws(BusError) {
+        let message = try newCall(method, arguments, signature: signature)
+        defer { sd_bus_message_unref(message) }
+        var rc = sd_bus_message_set_expect_reply(message, 0)
+        guard rc >= 0 else { throw .system(call: "sd_bus_message_set_expect_reply \(method)", errno: -rc) }
+        rc = sd_bus_send(handle, message, nil)
+        guard rc >= 0 else { throw .system(call: "sd_bus_send \(method)", errno: -rc) }
+    }
+
+    /// Writes what is queued, waiting until it is written or the connection breaks: before a connection is let go.
+    public func flush() {
+        _ = sd_bus_flush(handle)
+    }
+
+    private func newCall(_ method: BusMethod, _ arguments: [BusValue], signature: String?) throws(BusError) -> OpaquePointer {
+        let types: [String?]
+        if let signature {
+            guard let split = BusSignature.split(signature), split.count == arguments.count else {
+                throw .reply(call: method.description, problem: "the arguments \(arguments) do not fit the signature '\(signature)'")
+            }
+            types = split
+        } else {
+            types = arguments.map { _ in nil }
+        }
         var message: OpaquePointer? = nil
         let rc = sd_bus_message_new_method_call(handle, &message, method.destination, method.path, method.interface, method.member)
         guard rc >= 0, let message else { throw .system(call: "sd_bus_message_new_method_call \(method)", errno: -rc) }
-        for argument in arguments {
-            let appended = Self.append(argument, to: message)
+        for (argument, type) in zip(arguments, types) {
+            let appended = BusMessageWriter.append(argument, as: type, to: message)
             if appended < 0 {
                 sd_bus_message_unref(message)
-                throw .system(call: "sd_bus_message_append \(argument.signature) \(method)", errno: -appended)
+                throw .system(call: "sd_bus_message_append \(type ?? argument.signature) \(method)", errno: -appended)
             }
         }
         return message
-    }
-
-    /// Appends `value` (a string, object path, boolean, 32-bit integer, or a variant of one); a negative errno
-    /// otherwise. (sd_bus_message_append is variadic, which Swift cannot call.)
-    private static func append(_ value: BusValue, to message: OpaquePointer) -> Int32 {
-        func basic<T: BitwiseCopyable>(_ type: Character, _ v: T) -> Int32 {
-            var v = v
-            return sd_bus_message_append_basic(message, CChar(type.asciiValue ?? 0), &v)
-        }
-        switch value {
-        case .string(let s): return s.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
-        case .objectPath(let p): return p.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "o")), $0) }
-        // D-Bus booleans travel as 32-bit integers.
-        case .bool(let b): return basic("b", Int32(b ? 1 : 0))
-        case .int32(let i): return basic("i", i)
-        case .uint32(let u): return basic("u", u)
-        case .variant(let inner):
-            let opened = inner.signature.withCString { sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), $0) }
-            guard opened >= 0 else { return opened }
-            let appended = append(inner, to: message)
-            guard appended >= 0 else { return appended }
-            return sd_bus_message_close_container(message)
-        case .signature, .byte, .int16, .uint16, .int64, .uint64, .double, .fileDescriptor, .structure, .array, .dictEntry:
-            return -EINVAL
-        }
     }
 
     /// logind's and sd-bus's encoding of an identifier into an object path (`seat0` stays `seat0`, `c1` too; other
@@ -473,7 +500,9 @@ enum BusMessageReader {
             while let value = try reader.next(depth: 0) { body.append(value) }
             return .success(BusMessage(
                 sender: sd_bus_message_get_sender(message).map { String(cString: $0) },
-                member: sd_bus_message_get_member(message).map { String(cString: $0) }, body: body))
+                member: sd_bus_message_get_member(message).map { String(cString: $0) }, body: body,
+                path: sd_bus_message_get_path(message).map { String(cString: $0) },
+                interface: sd_bus_message_get_interface(message).map { String(cString: $0) }))
         } catch {
             return .failure(error)
         }

@@ -21,10 +21,16 @@ public final class Session: @unchecked Sendable {
     private let logger: Logger
     private let environment: [String: String]
     private var matcher: RuleMatcher
+    /// The transitions live rules own (on GNOME: GNOME's animation follows the finger), fed after the matcher.
+    private var live: LiveTransitions
     private var app: String?
     private let compositor: Result<any CompositorIPC, CompositorIPCError>?
     private let keys: Result<any KeySender, WaylandError>?
     private let desktopBus: Result<DesktopBus, Errno>?
+    /// On GNOME: EdgeSwipe's extension, on the desktop bus's thread.
+    private var gnome: GnomeShell?
+    /// Whether the extension said it sends keys (it registered, with `keys`).
+    private var gnomeKeys = false
     public let commands: CommandRunner
     /// Rules already told they cannot run here (logged once per rule and cause).
     private var refused: Set<String> = []
@@ -39,6 +45,7 @@ public final class Session: @unchecked Sendable {
         desktopBus: Result<DesktopBus, Errno>? = nil, commands: CommandRunner? = nil, logger: Logger
     ) {
         self.desktopBus = desktopBus
+        self.live = LiveTransitions(desktop: desktop)
         self.eventLoop = eventLoop
         self.logger = logger
         self.environment = environment
@@ -48,6 +55,48 @@ public final class Session: @unchecked Sendable {
         self.commands = commands ?? CommandRunner(logger: logger)
         if case .success(let ipc) = compositor {
             ipc.followFocus { [weak self] app in self?.setFocus(app) }
+        }
+        // On GNOME the desktop bus's thread also speaks to EdgeSwipe's extension: live rules, keys and focus.
+        if desktop == .gnome, case .success(let bus)? = desktopBus {
+            gnome = GnomeShell(loop: bus.loop, claims: GnomeClaims.gestures(for: rules)) { [weak self] event in
+                guard let self else { return }
+                self.eventLoop.execute { self.handle(event) }
+            }
+        }
+    }
+
+    /// What GNOME's extension said; on the event loop.
+    func handle(_ event: GnomeShellEvent) {
+        switch event {
+        case .registered(let capabilities, _):
+            live.available = Set(LiveFamily.allCases.filter { capabilities.contains($0.rawValue) })
+            gnomeKeys = capabilities.contains("keys")
+        case .unavailable:
+            live.available = []
+            gnomeKeys = false
+        case .focus(let new):
+            if app != new { logger.debug("focus: \(new ?? "(nothing)")") }
+            app = new
+        case .settled(let id, let reason):
+            if let rule = live.owner(of: id) { logger.notice("\(rule): transition \(id): \(reason); the rule lets it go") }
+            perform(live.letGo(id))
+        }
+    }
+
+    /// Carries out what the live rules decided: GNOME's gesture begun, followed, ended.
+    private func perform(_ actions: [LiveTransitions.Action]) {
+        guard let gnome else { return }
+        for action in actions {
+            switch action {
+            case .begin(let g):
+                fired += 1
+                logger.info("\(g.rule): \(g.facts.gestureName) began\(g.app.map { " in \($0)" } ?? "") -> \(g.rule.effect), live")
+                gnome.begin(g.transition, kind: g.kind)
+            case .update(let id, let percent): gnome.update(id, percent: percent)
+            case .end(let id, let commit, let ms): gnome.end(id, commit: commit, durationMS: ms)
+            case .goBack(let id): gnome.end(id, commit: false, durationMS: GnomeShell.goBackMS)
+            case .log(let line): logger.debug("\(line)")
+            }
         }
     }
 
@@ -82,9 +131,33 @@ public final class Session: @unchecked Sendable {
         return out
     }
 
+    /// What each rule does on GNOME (`--check-config`): live (GNOME's animation follows the finger), at completion,
+    /// or cannot run, and why, with EdgeSwipe's extension there or not.
+    public static func gnomePlan(of rules: RuleSet, extensionPresent: Bool) -> [String] {
+        rules.rules.map { rule in
+            if let wanted = rule.match.desktop, wanted != .gnome { return "\(rule): not on GNOME (compositor = \"\(wanted.rawValue)\")" }
+            if let kind = LiveKind(rule, desktop: .gnome) {
+                if extensionPresent { return "\(rule): live: GNOME's \(kind) animation follows the finger, and commits or goes back with the swipe" }
+                if case .overview = kind { return "\(rule): at completion (the overview is toggled over D-Bus; live with EdgeSwipe's extension)" }
+                return "\(rule): cannot run: workspaces on GNOME need EdgeSwipe's extension"
+            }
+            switch rule.effect {
+            case .key where !extensionPresent: return "\(rule): cannot run: keys on GNOME need EdgeSwipe's extension"
+            case .workspace:
+                return "\(rule): cannot run: on GNOME a workspace rule drives GNOME's animation, so it must be on = \"completed\""
+            case .sway, .hyprland, .niri, .kwinShortcut:
+                return "\(rule): cannot run: " + (unavailability(of: rule.effect, desktop: .gnome, compositor: nil, keyboard: nil) ?? "not on GNOME")
+            case .key, .command, .gnomeOverview:
+                return "\(rule): on \(rule.phase.rawValue)"
+            }
+        }
+    }
+
     static func unavailability(of effect: Effect, desktop: Desktop?, compositor: CompositorIPCError?, keyboard: WaylandError?) -> String? {
         switch effect {
         case .workspace:
+            // On GNOME, EdgeSwipe's extension drives the workspace live; whether it is enabled is known later.
+            if desktop == .gnome { return nil }
             guard let desktop, desktop.hasCompositorIPC else {
                 return "workspace rules need sway, i3, Hyprland or niri (this session is \(desktop?.rawValue ?? "an unknown desktop"))"
             }
@@ -99,6 +172,8 @@ public final class Session: @unchecked Sendable {
             guard desktop == .niri else { return "needs niri ($NIRI_SOCKET is not set)" }
             return compositor.map { "cannot reach niri: \($0)" }
         case .key:
+            // On GNOME, keys go through EdgeSwipe's extension (GNOME has no virtual-keyboard protocol).
+            if desktop == .gnome { return nil }
             return keyboard.map { "keys cannot be sent: \($0)" }
         case .kwinShortcut:
             return desktop == .kde ? nil : "needs KDE Plasma's KWin ($XDG_CURRENT_DESKTOP names no KDE)"
@@ -113,6 +188,8 @@ public final class Session: @unchecked Sendable {
     /// taken for the compositor's).
     public func stop() {
         if case .success(let ipc)? = compositor { ipc.stop() }
+        // The bus thread ends after what was queued; GNOME's extension settles our open gestures when we leave.
+        if case .success(let bus)? = desktopBus { bus.loop.stop() }
     }
 
     /// Also hands every observation to `body` (on the event loop, after the rules): how another part of the
@@ -125,6 +202,7 @@ public final class Session: @unchecked Sendable {
     public func replace(_ rules: RuleSet) {
         eventLoop.execute {
             self.matcher.replace(rules)
+            self.gnome?.claim(GnomeClaims.gestures(for: rules))
             self.refused.removeAll()
         }
     }
@@ -134,9 +212,13 @@ public final class Session: @unchecked Sendable {
         eventLoop.preconditionInEventLoop()
         switch observation {
         case .message(let message, _):
-            for firing in matcher.handle(message, app: app) { fire(firing) }
+            // A transition a live rule owns does not fire again at completion: GNOME is never driven twice for it.
+            let firings = matcher.handle(message, app: app).filter { !live.suppresses($0) }
+            perform(live.handle(message, matcher: matcher, app: app))
+            for firing in firings { fire(firing) }
         case .disconnected:
             logger.notice("daemon: connection lost; reconnecting (nothing fires for what it missed)")
+            perform(live.streamEnded())
         case .waiting(let socket):
             logger.notice("waiting for a daemon at \(socket)")
         }
@@ -150,6 +232,14 @@ public final class Session: @unchecked Sendable {
         let rule = firing.rule
         logger.info("\(rule): \(firing.facts.gestureName) \(firing.phase.rawValue)\(firing.app.map { " in \($0)" } ?? "") -> \(rule.effect)")
         switch rule.effect {
+        case .workspace where matcher.desktop == .gnome:
+            refuse(rule, "workspace rules on GNOME need EdgeSwipe's GNOME Shell extension: run `gnome-extensions enable edgeswipe@edgeswipe.invalid`")
+        case .key(let chord) where matcher.desktop == .gnome:
+            if let gnome, gnomeKeys {
+                gnome.send(chord, rule: "\(rule)")
+            } else {
+                refuse(rule, "keys on GNOME need EdgeSwipe's GNOME Shell extension: run `gnome-extensions enable edgeswipe@edgeswipe.invalid`")
+            }
         case .workspace, .sway, .hyprland, .niri:
             switch compositor {
             case .success(let ipc)?:

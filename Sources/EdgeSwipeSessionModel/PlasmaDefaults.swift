@@ -17,11 +17,6 @@ extension RuleSet {
         Rule(name: "back", place: "built-in", match: RuleMatch(edge: .left, fingers: 1...1, desktop: .kde), effect: .key(backChord)),
     ]
 
-    /// The rules in force with no file on `desktop`: Plasma's on KDE, the general ones elsewhere.
-    public static func defaults(for desktop: Desktop?) -> RuleSet {
-        switch desktop {
-        case .kde?: RuleSet(rules: plasmaRules, source: "built-in defaults for KDE Plasma")
-        case .sway?, .i3?, .hyprland?, .niri?, .gnome?, .phosh?, nil: defaults
-        }
-    }
+    /// The rules in force with no file on KDE Plasma (``defaults(for:)`` picks them there).
+    public static let plasmaDefaults = RuleSet(rules: plasmaRules, source: "built-in defaults for KDE Plasma")
 }

@@ -111,6 +111,10 @@ public struct RuleMatcher: Sendable {
     /// Transitions followed now (for tests and the state dump).
     public var runningCount: Int { running.count }
 
+    /// What is known of running transition `id` now (what a live rule is matched against at `began`:
+    /// LiveTransitions.swift).
+    public func facts(of id: UInt64) -> TransitionFacts? { running[id]?.facts }
+
     /// The rules `message` fires, with the focused application `app`.
     public mutating func handle(_ message: ServerMessage, app: String?) -> [Firing] {
         switch message {

@@ -172,6 +172,31 @@ public struct RuleSet: Hashable, Sendable {
         ],
         source: "built-in defaults")
 
+    /// What works with no file at all on `desktop`: ``defaults``, but on GNOME ``gnomeDefaults`` and on KDE Plasma
+    /// ``plasmaDefaults`` (PlasmaDefaults.swift).
+    public static func defaults(for desktop: Desktop?) -> RuleSet {
+        switch desktop {
+        case .gnome?: gnomeDefaults
+        case .kde?: plasmaDefaults
+        case .sway?, .i3?, .hyprland?, .niri?, .phosh?, nil: defaults
+        }
+    }
+
+    /// GNOME's defaults bind only what GNOME itself lacks, and claim none of its gestures: its 3-finger swipes stay
+    /// its own. A 1-finger swipe down from the top edge of a touchscreen opens the overview with the finger (live,
+    /// through EdgeSwipe's extension): GNOME 40-47 have no edge swipe to the overview (GNOME's bottom edge raises the
+    /// on-screen keyboard, all modes but the lock screen; its top edge only takes a fullscreen window out of
+    /// fullscreen, where the overview is as welcome), and the left edge sends the back key (`alt+Left`) through the
+    /// extension's keys.
+    public static let gnomeDefaults = RuleSet(
+        rules: [
+            Rule(
+                name: "overview", place: "built-in", match: RuleMatch(edge: .top, fingers: 1...1, device: .touchscreen),
+                effect: .gnomeOverview(.show)),
+            Rule(name: "back", place: "built-in", match: RuleMatch(edge: .left, fingers: 1...1), effect: .key(Self.backChord)),
+        ],
+        source: "built-in defaults for GNOME")
+
     static let backChord: KeyChord = {
         do { return try KeyChord(parsing: "alt+Left") } catch { fatalError("alt+Left is a key chord: \(error)") }
     }()
@@ -338,7 +363,7 @@ public enum SessionRulesParser {
             case .sway: [.sway, .i3]
             case .hyprland: [.hyprland]
             case .niri: [.niri]
-            case .workspace: [.sway, .i3, .hyprland, .niri]
+            case .workspace: [.sway, .i3, .hyprland, .niri, .gnome]
             case .kwinShortcut: [.kde]
             case .gnomeOverview: [.gnome]
             case .key, .command: nil

@@ -1,3 +1,4 @@
+import EdgeSwipeBus
 import ArgumentParser
 import EdgeSwipeClient
 import EdgeSwipeSessionModel
@@ -88,6 +89,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         Self.sayOverlay(rules.overlay, on: wayland, logger: logger)
         if case .success(let thread)? = wayland { session.observe { thread.handle($0) } }
         Self.followFocus(of: session, compositor: compositor, on: wayland)
+        let kwinFocus = Self.followKWinFocus(of: session, desktop: desktop, desktopBus: desktopBus, environment: environment, logger: logger)
 
         // The default socket is looked at again before each attempt (the user instance's, then the system's): a
         // session that starts before its daemon finds it where it comes up.
@@ -119,6 +121,8 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
                 logger.error("reload refused, keeping the \(current.rules.count) rules from \(current.source): \(error)")
             }
         }
+        // KWin unloads the focus script before the bus thread ends (it runs what was queued first).
+        kwinFocus?.stop()
         session.stop()
         await client.close()
         if case .success(let thread)? = wayland {
@@ -134,8 +138,8 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         return (environment["HOME"] ?? "") + "/.config/edgeswipe/session.toml"
     }
 
-    /// The file's rules; `desktop`'s defaults when the default file does not exist (a file named on the command line
-    /// must).
+    /// The file's rules; the desktop's defaults when the default file does not exist (a file named on the command
+    /// line must).
     static func load(_ path: String, explicit: Bool, desktop: Desktop?) -> Result<RuleSet, ConfigError> {
         if !explicit, (try? Stat(FilePath(path))) == nil { return .success(.defaults(for: desktop)) }
         do { return .success(try SessionRulesParser.load(path: path)) } catch { return .failure(error) }
@@ -194,6 +198,12 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         let problems = Session.problems(of: rules, desktop: desktop, compositor: compositorProblem, keyboard: keyboardProblem)
         print("this session: \(desktop?.rawValue ?? "unknown desktop")\(problems.isEmpty ? ", every rule can run" : "")")
         for p in problems { print("  note: \(p)") }
+        if desktop == .gnome {
+            let present: Result<UInt32, BusError>
+            do { present = GnomeShell.probe(try SDBus.user()) } catch { present = .failure(error) }
+            if case .failure(let error) = present { print("GNOME: EdgeSwipe's extension is not there (\(error)): run `gnome-extensions enable edgeswipe@edgeswipe.invalid`") }
+            for line in Session.gnomePlan(of: rules, extensionPresent: (try? present.get()) != nil) { print("  \(line)") }
+        }
         print("overlay: \(Self.overlayStatus(rules.overlay, globals: globals))")
         return 0
     }

@@ -12,10 +12,57 @@ struct SessionProblemsTests {
         let set = try SessionRulesParser.parse(
             "[[rule]]\nswipe = \"left\"\nsway = \"workspace next\"\n[[rule]]\nedge = \"left\"\nkey = \"alt+Left\"\n[[rule]]\nedge = \"top\"\ncommand = [\"true\"]\n",
             file: "s.toml")
-        let problems = Session.problems(of: set, desktop: .gnome, compositor: nil, keyboard: WaylandError(WaylandThread.noKeyProtocol))
+        let problems = Session.problems(of: set, desktop: .kde, compositor: nil, keyboard: WaylandError(WaylandThread.noKeyProtocol))
         #expect(problems == [
             "rule '#1' (s.toml:1): needs sway or i3 ($SWAYSOCK is not set)",
             "rule '#2' (s.toml:4): keys cannot be sent: \(WaylandThread.noKeyProtocol)",
         ])
+        // On GNOME keys go through EdgeSwipe's extension, which is known to be there only later.
+        #expect(Session.problems(of: set, desktop: .gnome, compositor: nil, keyboard: WaylandError(WaylandThread.noKeyProtocol)) == [
+            "rule '#1' (s.toml:1): needs sway or i3 ($SWAYSOCK is not set)"
+        ])
+    }
+
+    static let gnomeRules = """
+        [[rule]]
+        swipe = "left"
+        fingers = 3
+        workspace = "next"
+        [[rule]]
+        edge = "top"
+        gnome_overview = "show"
+        [[rule]]
+        edge = "left"
+        key = "alt+Left"
+        [[rule]]
+        swipe = "right"
+        on = "began"
+        workspace = "previous"
+        [[rule]]
+        edge = "right"
+        command = ["true"]
+
+        """
+
+    @Test("--check-config on GNOME: which rules are live, which fire at completion, which cannot run, with and without the extension",
+          arguments: [
+            (true, [
+                "rule '#1' (s.toml:1): live: GNOME's workspace next animation follows the finger, and commits or goes back with the swipe",
+                "rule '#2' (s.toml:5): live: GNOME's overview show animation follows the finger, and commits or goes back with the swipe",
+                "rule '#3' (s.toml:8): on completed",
+                "rule '#4' (s.toml:11): cannot run: on GNOME a workspace rule drives GNOME's animation, so it must be on = \"completed\"",
+                "rule '#5' (s.toml:15): on completed",
+            ]),
+            (false, [
+                "rule '#1' (s.toml:1): cannot run: workspaces on GNOME need EdgeSwipe's extension",
+                "rule '#2' (s.toml:5): at completion (the overview is toggled over D-Bus; live with EdgeSwipe's extension)",
+                "rule '#3' (s.toml:8): cannot run: keys on GNOME need EdgeSwipe's extension",
+                "rule '#4' (s.toml:11): cannot run: on GNOME a workspace rule drives GNOME's animation, so it must be on = \"completed\"",
+                "rule '#5' (s.toml:15): on completed",
+            ]),
+          ] as [(Bool, [String])])
+    func gnomePlan(_ present: Bool, _ expected: [String]) throws {
+        let rules = try SessionRulesParser.parse(Self.gnomeRules, file: "s.toml")
+        #expect(Session.gnomePlan(of: rules, extensionPresent: present) == expected)
     }
 }

@@ -12,11 +12,7 @@ import Testing
     "the GNOME Shell extension on a real headless gnome-shell", .serialized,
     .enabled(if: HeadlessGnomeShell.unavailable == nil || HeadlessGnomeShell.required, "\(HeadlessGnomeShell.unavailable ?? "")"))
 struct GnomeShellExtensionTests {
-    /// One check of the table: its name, and what it does with the stage.
-    struct Check: CustomStringConvertible, Sendable {
-        var description: String
-        var run: @Sendable (GnomeStage) throws -> Void
-    }
+    typealias Check = GnomeCheck
 
     static let checks: [Check] = [
         Check(description: "registers, and says GNOME's version and what it can do", run: registers),
@@ -41,18 +37,7 @@ struct GnomeShellExtensionTests {
         let started = ContinuousClock.now
         let stage = try GnomeStage()
         let ready = ContinuousClock.now
-        var times: [String] = []
-        for check in Self.checks {
-            let t0 = ContinuousClock.now
-            do {
-                try stage.rest()
-                try check.run(stage)
-            } catch {
-                Issue.record("\(check): \(error)\n\(stage.shell.log.suffix(3000))")
-            }
-            times.append("\(check): \(ContinuousClock.now - t0)")
-        }
-        #expect(!stage.shell.log.contains("failed inside GNOME Shell"), "the extension caught GNOME throwing:\n\(stage.shell.log.suffix(4000))")
+        let times = stage.run(Self.checks)
         print("GNOME Shell extension: shell ready in \(ready - started), whole suite \(ContinuousClock.now - started)\n  " + times.joined(separator: "\n  "))
     }
 
@@ -359,6 +344,33 @@ struct GnomeShellExtensionTests {
 }
 
 /// Waits until the clock reaches `deadline` (a schedule, not a fixed sleep: the steps of a slide at 60 Hz).
+/// One check of a table run on one shell: its name, and what it does with the stage.
+struct GnomeCheck: CustomStringConvertible, Sendable {
+    var description: String
+    var run: @Sendable (GnomeStage) throws -> Void
+}
+
+extension GnomeStage {
+    /// Runs `checks` in order, each from rest (and after `prepare`), recording a check's error with the shell's
+    /// journal and going on; at the end, that the extension never caught GNOME throwing. Each check's time.
+    func run(_ checks: [GnomeCheck], prepare: (GnomeStage) throws -> Void = { _ in }) -> [String] {
+        var times: [String] = []
+        for check in checks {
+            let t0 = ContinuousClock.now
+            do {
+                try rest()
+                try prepare(self)
+                try check.run(self)
+            } catch {
+                Issue.record("\(check): \(error)\n\(shell.log.suffix(3000))")
+            }
+            times.append("\(check): \(ContinuousClock.now - t0)")
+        }
+        #expect(!shell.log.contains("failed inside GNOME Shell"), "the extension caught GNOME throwing:\n\(shell.log.suffix(4000))")
+        return times
+    }
+}
+
 func waitUntilClock(_ deadline: ContinuousClock.Instant) {
     let now = ContinuousClock.now
     guard deadline > now else { return }

@@ -12,12 +12,11 @@ import Testing
 /// |---|---|---|---|
 /// | zero-config desktops: the touchpad demo's swipes right then left switch workspaces/desktops, its cancelled swipe nothing | ``desktops(_:)`` | phoc has none | ``desktops(_:)`` |
 /// | zero-config back key: the demo's completed left-edge swipe reaches the focused key logger as alt+Left once, its cancelled one nothing | ``backKey(_:)`` | ``backKey(_:)`` | ``backKey(_:)`` |
-/// | a rule with `app = …` fires only while its app is focused | ``perApp(_:)`` | ``perApp(_:)`` | ``perAppPending(_:)`` |
+/// | a rule with `app = …` fires only while its app is focused | ``perApp(_:)`` | ``perApp(_:)`` | ``perApp(_:)`` |
 /// | the overlay's layer surfaces made and drawn during the demo, all destroyed at rest (screenshots where there is screencopy) | ``overlay(_:)`` | ``overlay(_:)`` | ``overlay(_:)`` |
 ///
-/// A scenario whose feature is still on another branch is written, and disabled naming that branch. Each compositor
-/// skips, saying what is missing, where it is not installed, except where `EDGESWIPE_REQUIRE_SWAY`, `_PHOC` or
-/// `_KWIN` is `1` (CI).
+/// Each compositor skips, saying what is missing, where it is not installed, except where `EDGESWIPE_REQUIRE_SWAY`,
+/// `_PHOC` or `_KWIN` is `1` (CI).
 @Suite("the session matrix: the same scenarios with the real daemon and session on headless sway, phoc and KWin", .serialized)
 struct SessionMatrixTests {
     @Test("with no rules file, the touchpad demo's completed 3-finger swipes right then left go to the previous then the next workspace (sway) or desktop (KWin, through kglobalaccel); its cancelled swipe does nothing",
@@ -76,16 +75,8 @@ struct SessionMatrixTests {
     }
 
     @Test("a rule with app = … fires only while its app is focused: not with another window focused, and once with its own",
-          .timeLimit(.minutes(3)), arguments: [MatrixCompositor.sway, .phoc])
+          .timeLimit(.minutes(3)), arguments: [MatrixCompositor.sway, .phoc, .kwin])
     func perApp(_ compositor: MatrixCompositor) throws {
-        guard try compositor.mayRun() else { return }
-        try Self.perAppScenario(on: compositor)
-    }
-
-    @Test("per-app rules on KWin (the focus script and org.edgeswipe.Focus1)",
-          .disabled("needs wip/gnome2's bus event loop, which serves org.edgeswipe.Focus1 for the focus script (Bus/KWinFocus.swift)"),
-          .timeLimit(.minutes(3)), arguments: [MatrixCompositor.kwin])
-    func perAppPending(_ compositor: MatrixCompositor) throws {
         guard try compositor.mayRun() else { return }
         try Self.perAppScenario(on: compositor)
     }
@@ -179,6 +170,15 @@ struct SessionMatrixTests {
         #expect(waitUntil(timeout: 10) { (try? String(contentsOf: out, encoding: .utf8)) == "org.edgeswipe.First\n" }, "\(own.sessionText)")
         #expect(own.fired("rule 'first only'") == 1, "\(own.sessionText)")
         #expect((try? String(contentsOf: out, encoding: .utf8)) == "org.edgeswipe.First\n", "the cancelled swipe fired too")
+
+        // On KWin the session unloads its focus script when it stops.
+        if let kwin = host as? HeadlessKWin, let session = own.session {
+            #expect(session.text.contains("focus: following the active window (KWin's focus script"), "\(session.text)")
+            session.process.terminate()
+            #expect(session.exitStatus() == 0, "\(session.text)")
+            let loaded = try kwin.busctl(["call", "org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "isScriptLoaded", "s", "edgeswipe-focus"])
+            #expect(loaded.output.trimmingCharacters(in: .whitespacesAndNewlines) == "b false", "isScriptLoaded after the session stopped: \(loaded.output)")
+        }
     }
 }
 

@@ -8,10 +8,10 @@ import SystemPackage
 /// protocol that says which window is active, so the session loads a KWin script (packaging/kwin/edgeswipe-focus.js,
 /// embedded) that calls the session's `org.edgeswipe.Focus1.Activated(ss)` on every activation.
 ///
-/// What is here: the script with the session's unique bus name written in, its loading and unloading over
-/// `org.kde.kwin.Scripting`, and what the session makes of one call (``report(sender:kwinOwner:arguments:)``): only
-/// KWin's connection may report, and each string is cut. Serving the method needs the session's bus event loop,
-/// which exports `/org/edgeswipe/Session` and hands each call to ``report(sender:kwinOwner:arguments:)``.
+/// What is here: the script with the session's unique bus name written in, and what the session makes of one call
+/// (``report(sender:kwinOwner:arguments:)``: only KWin's connection may report, each string is cut). ``KWinFocusFollower``
+/// serves the method on the session's bus thread (``BusLoop``), follows who owns `org.kde.KWin`, and loads and unloads
+/// the script over `org.kde.kwin.Scripting`.
 public enum KWinFocus {
     /// The name KWin knows the script by: fixed, so that a stale one left by a crash is unloaded first.
     public static let pluginName = "edgeswipe-focus"
@@ -52,9 +52,7 @@ public enum KWinFocus {
 
     /// One call from `sender` with `arguments`, while `kwinOwner` owns `org.kde.KWin` (asked of the bus).
     public static func report(sender: String?, kwinOwner: String?, arguments: [BusValue]) -> Report {
-        guard let sender, let kwinOwner, sender == kwinOwner else {
-            return .accessDenied("\(interface).\(method) is for KWin's connection (the owner of \(kwinName)) alone; \(sender ?? "an unnamed sender") is not it")
-        }
+        if let why = refusal(sender: sender, kwinOwner: kwinOwner) { return .accessDenied(why) }
         guard arguments.count == 2, case .string(let resourceClass) = arguments[0], case .string(let desktopFile) = arguments[1] else {
             return .invalidArguments("\(interface).\(method) takes (ss): the resource class and the desktop file name")
         }
@@ -62,9 +60,16 @@ public enum KWinFocus {
         return .focused(app.isEmpty ? nil : app)
     }
 
-    /// Writes the script for `destination` into `runtimeDirectory` (0600: it names our connection) and has KWin load
-    /// and start it, after unloading a stale one of the same name; the file's path.
-    public static func load(on bus: SDBus, destination: String, runtimeDirectory: String) throws(KWinFocusError) -> String {
+    /// Why `sender` may not report, or `nil` when it is KWin's connection (the current owner of `org.kde.KWin`).
+    public static func refusal(sender: String?, kwinOwner: String?) -> String? {
+        guard let sender, let kwinOwner, sender == kwinOwner else {
+            return "\(interface).\(method) is for KWin's connection (the owner of \(kwinName)) alone; \(sender ?? "an unnamed sender") is not it"
+        }
+        return nil
+    }
+
+    /// Writes the script for `destination` into `runtimeDirectory` (0600: it names our connection); its path.
+    static func write(destination: String, runtimeDirectory: String) throws(KWinFocusError) -> String {
         guard let text = script(destination: destination) else { throw .badName(destination) }
         guard runtimeDirectory.hasPrefix("/") else { throw .noRuntimeDirectory }
         let name = "edgeswipe-focus-\(getpid()).js"
@@ -76,28 +81,7 @@ public enum KWinFocus {
         } catch {
             throw .cannotWrite(path: path, reason: "\(error)")
         }
-        do {
-            _ = try bus.call(unloadScript, values: [.string(pluginName)], timeout: DesktopBus.callTimeout)
-            let loaded = try bus.call(loadScript, values: [.string(path), .string(pluginName)], timeout: DesktopBus.callTimeout)
-            guard case .int32(let id)? = loaded.body.first, id >= 0 else {
-                throw KWinFocusError.refused("loadScript answered \(loaded.body)")
-            }
-            _ = try bus.call(start, values: [], timeout: DesktopBus.callTimeout)
-        } catch let error as KWinFocusError {
-            throw error
-        } catch {
-            throw .bus("\(error)")
-        }
         return path
-    }
-
-    /// Has KWin unload the script (at exit) and removes its file; whether KWin had it loaded.
-    @discardableResult
-    public static func unload(on bus: SDBus, path: String?) -> Bool {
-        if let path { _ = unlink(path) }
-        guard let reply = try? bus.call(unloadScript, values: [.string(pluginName)], timeout: DesktopBus.callTimeout) else { return false }
-        if case .bool(let was)? = reply.body.first { return was }
-        return false
     }
 }
 
@@ -106,7 +90,6 @@ public enum KWinFocusError: Error, Hashable, Sendable, CustomStringConvertible {
     case badName(String)
     case noRuntimeDirectory
     case cannotWrite(path: String, reason: String)
-    case refused(String)
     case bus(String)
 
     public var description: String {
@@ -114,8 +97,115 @@ public enum KWinFocusError: Error, Hashable, Sendable, CustomStringConvertible {
         case .badName(let name): "KWin's focus script: '\(name)' is not a unique bus name"
         case .noRuntimeDirectory: "KWin's focus script: $XDG_RUNTIME_DIR is not set (the script is written there)"
         case .cannotWrite(let path, let reason): "KWin's focus script: cannot write \(path): \(reason)"
-        case .refused(let why): "KWin's focus script: KWin refused it: \(why)"
         case .bus(let why): "KWin's focus script: \(why)"
+        }
+    }
+}
+
+/// KWin's focus script, followed on the session's bus thread: on each connection it serves
+/// `org.edgeswipe.Focus1` at `/org/edgeswipe/Session` (the caller check: the current owner of `org.kde.KWin` alone),
+/// follows that owner (`GetNameOwner`, then `NameOwnerChanged`), and whenever KWin is there (at start, and when it
+/// comes back) writes the script with this connection's unique name and has KWin load it (a stale one unloaded first,
+/// `loadScript`, `start`). Nothing waits: each call's answer comes back as a later message. ``stop()`` unloads it.
+public final class KWinFocusFollower: Sendable {
+    private let loop: BusLoop
+    private let runtimeDirectory: String
+
+    /// What the bus thread keeps of it (``BusContext/local(_:make:)``).
+    final class State {
+        var owner: String?
+        var path: String?
+        var loaded = false
+    }
+
+    static let getNameOwner = BusMethod(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetNameOwner")
+
+    /// Starts following on `loop`; `focused` gets each reported app (`nil`: no window active), on the bus thread.
+    public init(loop: BusLoop, runtimeDirectory: String, focused: @escaping @Sendable (String?) -> Void) {
+        self.loop = loop
+        self.runtimeDirectory = runtimeDirectory
+        loop.onConnected { [runtimeDirectory] context in Self.connected(context, runtimeDirectory: runtimeDirectory, focused: focused) }
+    }
+
+    /// Has KWin unload the script and removes its file (queued before the loop stops).
+    public func stop() {
+        loop.enqueue { context in
+            let state = context.local(State.self) { State() }
+            if state.loaded { try? context.send(KWinFocus.unloadScript, values: [.string(KWinFocus.pluginName)]) }
+            if let path = state.path { _ = unlink(path) }
+            state.loaded = false
+        }
+    }
+
+    private static func connected(_ context: BusContext, runtimeDirectory: String, focused: @escaping @Sendable (String?) -> Void) {
+        let state = context.local(State.self) { State() }
+        state.owner = nil
+        state.loaded = false
+        let logger = context.logger
+        do {
+            try context.serve(
+                KWinFocus.objectPath, interface: KWinFocus.interface,
+                check: { call in KWinFocus.refusal(sender: call.sender, kwinOwner: state.owner) },
+                methods: [
+                    KWinFocus.method: { call in
+                        switch KWinFocus.report(sender: call.sender, kwinOwner: state.owner, arguments: call.arguments) {
+                        case .focused(let app):
+                            focused(app)
+                            return .done
+                        case .accessDenied(let why): return .accessDenied(why)
+                        case .invalidArguments(let why): return .invalidArgs(why)
+                        }
+                    },
+                ])
+            try context.addMatch(
+                "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(KWinFocus.kwinName)'"
+            ) { message in
+                guard message.body.count == 3, case .string(let new) = message.body[2] else { return }
+                state.owner = new.isEmpty ? nil : new
+                state.loaded = false
+                // KWin came (back): a new KWin has none of our scripts.
+                if !new.isEmpty { load(context, state: state, runtimeDirectory: runtimeDirectory) }
+            }
+        } catch {
+            logger.warning("focus: cannot serve \(KWinFocus.interface) for KWin's focus script: \(error); rules with 'app' cannot match on KWin")
+            return
+        }
+        context.callAsync(getNameOwner, values: [.string(KWinFocus.kwinName)], timeout: DesktopBus.callTimeout) { result in
+            guard case .success(let reply) = result, case .string(let owner)? = reply.body.first else {
+                logger.notice("focus: \(KWinFocus.kwinName) is not on the session bus yet; KWin's focus script is loaded when it comes")
+                return
+            }
+            state.owner = owner
+            load(context, state: state, runtimeDirectory: runtimeDirectory)
+        }
+    }
+
+    private static func load(_ context: BusContext, state: State, runtimeDirectory: String) {
+        let logger = context.logger
+        let path: String
+        do {
+            guard let unique = context.bus?.uniqueName else { throw KWinFocusError.bus("this connection has no unique name") }
+            path = try KWinFocus.write(destination: unique, runtimeDirectory: runtimeDirectory)
+        } catch {
+            logger.warning("focus: \(error)")
+            return
+        }
+        state.path = path
+        let timeout = DesktopBus.callTimeout
+        func failed(_ step: String, _ why: String) {
+            logger.warning("focus: KWin's focus script: \(step): \(why); rules with 'app' cannot match on KWin")
+        }
+        context.callAsync(KWinFocus.unloadScript, values: [.string(KWinFocus.pluginName)], timeout: timeout) { _ in
+            context.callAsync(KWinFocus.loadScript, values: [.string(path), .string(KWinFocus.pluginName)], timeout: timeout) { result in
+                guard case .success(let reply) = result, case .int32(let id)? = reply.body.first, id >= 0 else {
+                    return failed("loadScript", "\(result)")
+                }
+                context.callAsync(KWinFocus.start, values: [], timeout: timeout) { result in
+                    if case .failure(let error) = result { return failed("start", "\(error)") }
+                    state.loaded = true
+                    logger.notice("focus: following the active window (KWin's focus script, loaded over org.kde.kwin.Scripting)")
+                }
+            }
         }
     }
 }
