@@ -417,7 +417,7 @@ let package = Package(
             name: "EdgeSwipeSessionTests",
             dependencies: [
                 "EdgeSwipeSession", "EdgeSwipeSessionModel", "EdgeSwipeProtocol", "EdgeSwipeClient", "EdgeSwipeVocabulary", "EdgeSwipeSystem", "EdgeSwipeBus", "CWayland",
-                "EdgeSwipeTestSupport",
+                "CCairo", "EdgeSwipeTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -37,13 +37,16 @@ public final class Session: @unchecked Sendable {
     private var observers: [@Sendable (EdgeSwipeClient.Observation) -> Void] = []
     /// Rules fired since start (what `--check-config` and the tests count).
     public private(set) var fired = 0
+    /// `--dry-run`: each firing is logged as what it would do (``Effect/wouldDo``), and nothing is carried out.
+    public let dryRun: Bool
 
     /// The parts a session is made of; tests give fakes.
     public init(
         rules: RuleSet, desktop: Desktop?, environment: [String: String], eventLoop: any EventLoop,
         compositor: Result<any CompositorIPC, CompositorIPCError>?, keys: Result<any KeySender, WaylandError>?,
-        desktopBus: Result<DesktopBus, Errno>? = nil, commands: CommandRunner? = nil, logger: Logger
+        desktopBus: Result<DesktopBus, Errno>? = nil, commands: CommandRunner? = nil, dryRun: Bool = false, logger: Logger
     ) {
+        self.dryRun = dryRun
         self.desktopBus = desktopBus
         self.live = LiveTransitions(desktop: desktop)
         self.eventLoop = eventLoop
@@ -119,7 +122,7 @@ public final class Session: @unchecked Sendable {
     /// What cannot work in this session, rule by rule: said once at start-up (and by `--check-config`).
     public static func problems(of rules: RuleSet, desktop: Desktop?, compositor: CompositorIPCError?, keyboard: WaylandError?) -> [String] {
         var out: [String] = []
-        for rule in rules.rules {
+        for rule in rules.rules(on: desktop) {
             if let wanted = rule.match.desktop, wanted != desktop {
                 out.append("\(rule): only for compositor = \"\(wanted.rawValue)\"; this session is \(desktop?.rawValue ?? "an unknown desktop")")
                 continue
@@ -230,7 +233,12 @@ public final class Session: @unchecked Sendable {
         eventLoop.preconditionInEventLoop()
         fired += 1
         let rule = firing.rule
-        logger.info("\(rule): \(firing.facts.gestureName) \(firing.phase.rawValue)\(firing.app.map { " in \($0)" } ?? "") -> \(rule.effect)")
+        let gesture = "\(firing.facts.gestureName) \(firing.phase.rawValue)\(firing.app.map { " in \($0)" } ?? "")"
+        if dryRun {
+            logger.notice("\(rule): \(gesture) -> \(rule.effect.wouldDo)")
+            return
+        }
+        logger.info("\(rule): \(gesture) -> \(rule.effect)")
         switch rule.effect {
         case .workspace where matcher.desktop == .gnome:
             refuse(rule, "workspace rules on GNOME need EdgeSwipe's GNOME Shell extension: run `gnome-extensions enable edgeswipe@edgeswipe.invalid`")

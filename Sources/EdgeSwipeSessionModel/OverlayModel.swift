@@ -18,7 +18,8 @@ public enum OverlayMark: Hashable, Sendable {
     case indicator(EdgeIndicator)
 }
 
-/// A presented scene drawn as a panel.
+/// A presented scene drawn as a panel: a sheet that says which scene the gesture brings in, with no content of its
+/// own (the overlay is feedback, not a shell).
 public struct OverlayPanel: Hashable, Sendable {
     /// In the output's unit square (the container's, as the stream gives it).
     public var frame: NormalizedRect
@@ -42,6 +43,10 @@ public struct EdgeIndicator: Hashable, Sendable {
     /// How far it reaches out: 1 at the release threshold (a transition's) or at the rubber band's limit; more
     /// past it.
     public var reach: Double
+    /// How far the transition has gone, as a fraction of the output's extent across its edge (its percent: on a
+    /// touchscreen, the finger's travel across the screen); the painter's depth follows it up to a limit. 0 for a
+    /// rubber band, which ``reach`` measures.
+    public var travel: Double
     /// 0: a release would cancel; 1: it would finish (in between while a re-grab blends).
     public var commit: Double
     public var alpha: Double
@@ -52,7 +57,14 @@ public struct EdgeIndicator: Hashable, Sendable {
         func mix(_ x: Double, _ y: Double) -> Double { x + (y - x) * f }
         return EdgeIndicator(
             edge: b.edge, along: a.edge == b.edge ? mix(a.along, b.along) : b.along, reach: mix(a.reach, b.reach),
-            commit: mix(a.commit, b.commit), alpha: mix(a.alpha, b.alpha), style: b.style)
+            travel: mix(a.travel, b.travel), commit: mix(a.commit, b.commit), alpha: mix(a.alpha, b.alpha), style: b.style)
+    }
+
+    /// The same, `f` as opaque (0...1).
+    func faded(_ f: Double) -> EdgeIndicator {
+        var i = self
+        i.alpha *= f
+        return i
     }
 }
 
@@ -94,7 +106,43 @@ public struct OverlayModel: Sendable {
         var runOut: UInt64
     }
 
+    /// What one transition draws at one instant.
+    struct Drawing: Hashable, Sendable {
+        var dimming = 0.0
+        var panel: OverlayPanel?
+        var indicator: EdgeIndicator?
+        var device: UInt32?
+
+        /// Whether nothing of it shows (what ``OverlayModel/frame(atUS:output:outputs:)`` would leave out).
+        var isEmpty: Bool {
+            dimming <= 0.001 && (panel.map { $0.alpha <= 0.001 } ?? true) && (indicator.map { $0.alpha <= 0.002 || $0.reach <= 0.002 } ?? true)
+        }
+
+        func faded(_ f: Double) -> Drawing {
+            var d = self
+            d.dimming *= f
+            d.panel?.alpha *= f
+            d.indicator = indicator?.faded(f)
+            return d
+        }
+    }
+
+    /// A transition that ended while something of it was drawn (a presented sheet where its run-out left it, the
+    /// dimming under it): that drawing, fading out over ``departureFadeUS`` from where it was, so that nothing
+    /// vanishes between two frames and nothing stays at rest.
+    struct Departure: Hashable, Sendable {
+        var atUS: UInt64
+        var drawing: Drawing
+
+        func drawing(atUS nowUS: UInt64) -> Drawing? {
+            guard nowUS < atUS + OverlayModel.departureFadeUS else { return nil }
+            let f = Double(nowUS - min(nowUS, atUS)) / Double(OverlayModel.departureFadeUS)
+            return drawing.faded(1 - OverlayModel.smoothstep(0, 1, f))
+        }
+    }
+
     private(set) var tracks: [UInt64: Track] = [:]
+    private(set) var departures: [UInt64: Departure] = [:]
     /// The rubber band's limit as the daemon is configured (the `rubber_band_limit` of `hello`'s configuration, then
     /// of each reloaded `config`), which a blocked swipe's reach is measured against; `nil`, and no band drawn, when
     /// the daemon sends none (`overscroll = "none"`, or a server older than the field) or one that is not a positive
@@ -107,6 +155,9 @@ public struct OverlayModel: Sendable {
     /// How long the indicator takes to turn the accent colour (or back) when the release projection crosses the
     /// threshold.
     public static let commitBlendUS: UInt64 = 90_000
+    /// How long what a transition drew at its end takes to fade out: long enough to be seen to go (a run-out can
+    /// last 105 ms, and a sheet that vanished at its end read as vanishing on release), short enough not to linger.
+    public static let departureFadeUS: UInt64 = 220_000
     /// Tracks kept at most (transitions a gesture named and the stream never ended, after a lost connection).
     static let maxTracks = 64
 
@@ -128,10 +179,23 @@ public struct OverlayModel: Sendable {
             guard case .transition(let m) = message, let t = stream.transitions[m.id] else { return nil }
             return tracks[m.id]?.commit?.value(atUS: nowUS) ?? Self.commitTarget(of: t)
         }()
+        // A transition's end: what it draws now fades out from here (the stream forgets it, and what it presented
+        // stays at rest, which the overlay never draws).
+        if case .transition(let m) = message, m.phase.isTerminal, let t = stream.transitions[m.id] {
+            let drawn = drawing(of: t, atUS: nowUS)
+            if !drawn.isEmpty { departures[m.id] = Departure(atUS: nowUS, drawing: drawn) }
+        }
+        if !departures.isEmpty {
+            departures = departures.filter { nowUS < $0.value.atUS + Self.departureFadeUS }
+            if departures.count > Self.maxTracks {
+                for id in departures.keys.sorted().prefix(departures.count - Self.maxTracks) { departures[id] = nil }
+            }
+        }
         stream.apply(message)
         switch message {
         case .hello(let m):
             tracks.removeAll()
+            departures.removeAll()
             rubberBandLimit = Self.usableLimit(m.config.rubberBandLimit)
         case .config(let m):
             if m.result == .reloaded, let config = m.config { rubberBandLimit = Self.usableLimit(config.rubberBandLimit) }
@@ -162,6 +226,7 @@ public struct OverlayModel: Sendable {
     public mutating func disconnected() {
         stream = StreamState()
         tracks.removeAll()
+        departures.removeAll()
         rubberBandLimit = nil
     }
 
@@ -197,20 +262,20 @@ public struct OverlayModel: Sendable {
     /// What to draw on `output` (its `wl_output` name, if known) at `nowUS`; `outputs` are all the outputs the
     /// overlay draws on (a gesture whose device drives none of them is drawn on each).
     public func frame(atUS nowUS: UInt64, output: String?, outputs: Set<String>) -> OverlayFrame {
+        var drawings: [Drawing] = []
+        for id in departures.keys.sorted() {
+            if let d = departures[id]?.drawing(atUS: nowUS) { drawings.append(d) }
+        }
+        for id in stream.transitions.keys.sorted() {
+            if let t = stream.transitions[id] { drawings.append(drawing(of: t, atUS: nowUS)) }
+        }
         var dimming = 0.0
         var panels: [OverlayPanel] = []
         var indicators: [EdgeIndicator] = []
-        for id in stream.transitions.keys.sorted() {
-            guard let t = stream.transitions[id], shows(device: t.device, on: output, outputs: outputs) else { continue }
-            if t.presentationStyle != nil {
-                let s = t.scenes(atTimeUS: nowUS)
-                let presented = s.to.zIndex >= s.from.zIndex ? s.to : s.from
-                if let d = s.dimmingAlpha, d > 0.001 { dimming = max(dimming, min(1, d)) }
-                if presented.onStage, presented.alpha > 0.001 {
-                    panels.append(OverlayPanel(frame: presented.frame, alpha: min(1, presented.alpha), label: presented.scene))
-                }
-            }
-            if let i = indicator(of: t, atUS: nowUS), i.alpha > 0.002, i.reach > 0.002 { indicators.append(i) }
+        for d in drawings where shows(device: d.device, on: output, outputs: outputs) {
+            dimming = max(dimming, min(1, d.dimming))
+            if let p = d.panel, p.alpha > 0.001 { panels.append(p) }
+            if let i = d.indicator, i.alpha > 0.002, i.reach > 0.002 { indicators.append(i) }
         }
         for device in stream.gestures.keys.sorted() {
             guard let g = stream.gestures[device], shows(device: g.device, on: output, outputs: outputs),
@@ -218,20 +283,51 @@ public struct OverlayModel: Sendable {
             indicators.append(i)
         }
         var marks: [OverlayMark] = []
-        if dimming > 0 { marks.append(.dimming(alpha: dimming)) }
+        if dimming > 0.001 { marks.append(.dimming(alpha: dimming)) }
         marks += panels.map(OverlayMark.panel)
         marks += indicators.map(OverlayMark.indicator)
         return OverlayFrame(marks: marks)
     }
 
-    /// Whether the drawing changes with time alone at `nowUS` (a run-out, a spring back, a re-grab's blend): frames
-    /// are asked for only then, or when a message changes what is drawn.
+    /// What transition `t` draws at `nowUS`: its indicator, and for a presentation what the gesture brings in.
+    ///
+    /// The overlay draws nothing at rest, so a presentation is drawn as its change from rest (percent 0): the
+    /// presented scene's sheet only when the gesture brings it on screen (a scene already on screen at 0 is the
+    /// daemon's resting state, drawn by nobody here: a dismissal shows its indicator alone, where drawing the sheet
+    /// would make it appear from nowhere), and the dimming by as much as it rose above its value at 0.
+    func drawing(of t: StreamState.Transition, atUS nowUS: UInt64) -> Drawing {
+        var d = Drawing(device: t.device)
+        if t.presentationStyle != nil {
+            let s = t.scenes(atTimeUS: nowUS)
+            let rest = t.geometry(atPercent: 0)
+            let presentedIsTo = s.to.zIndex >= s.from.zIndex
+            let presented = presentedIsTo ? s.to : s.from
+            let atRest = presentedIsTo ? rest.to : rest.from
+            if let dim = s.dimmingAlpha { d.dimming = max(0, min(1, dim) - min(1, max(0, rest.dimmingAlpha ?? 0))) }
+            if !Self.isVisible(atRest), presented.onStage, presented.alpha > 0.001 {
+                d.panel = OverlayPanel(frame: presented.frame, alpha: min(1, presented.alpha), label: presented.scene)
+            }
+        }
+        d.indicator = indicator(of: t, atUS: nowUS)
+        return d
+    }
+
+    /// Whether a scene shows anything on the output: on stage, not transparent, and within the unit square.
+    static func isVisible(_ scene: SceneGeometryInfo) -> Bool {
+        let f = scene.frame
+        return scene.onStage && scene.alpha > 0.001 && f.x < 1 && f.y < 1 && f.x + f.width > 0 && f.y + f.height > 0
+            && f.width > 0 && f.height > 0
+    }
+
+    /// Whether the drawing changes with time alone at `nowUS` (a run-out, a spring back, a re-grab's blend, a
+    /// departure's fade): frames are asked for only then, or when a message changes what is drawn.
     public func isMoving(atUS nowUS: UInt64) -> Bool {
         for t in stream.transitions.values {
             if let a = t.animation, nowUS < a.endTimeUS { return true }
             if let r = tracks[t.id]?.regrab, nowUS < r.atUS + Self.regrabBlendUS { return true }
             if let c = tracks[t.id]?.commit, c.from != c.to, nowUS < c.atUS + Self.commitBlendUS { return true }
         }
+        for d in departures.values where nowUS < d.atUS + Self.departureFadeUS { return true }
         for g in stream.gestures.values where g.blocked != nil {
             if let a = g.animation, nowUS < a.endTimeUS { return true }
         }
@@ -274,7 +370,7 @@ public struct OverlayModel: Sendable {
         let commit = track?.commit?.value(atUS: nowUS) ?? Self.commitTarget(of: t)
         let fingers = t.swipeFingers ?? track?.fingers ?? 1
         var drawn = EdgeIndicator(
-            edge: edge, along: track?.along ?? 0.5, reach: max(0, p) / threshold, commit: commit, alpha: alpha,
+            edge: edge, along: track?.along ?? 0.5, reach: max(0, p) / threshold, travel: max(0, p), commit: commit, alpha: alpha,
             style: .transition(fingers: fingers))
         if let r = track?.regrab, nowUS < r.atUS + Self.regrabBlendUS, !t.phase.isRunningOut {
             let f = Double(nowUS - min(nowUS, r.atUS)) / Double(Self.regrabBlendUS)
@@ -304,7 +400,7 @@ public struct OverlayModel: Sendable {
             if let a = g.animation { a.percent(atTimeUS: nowUS) } else if g.state == .began || g.state == .changed { g.overscroll ?? 0 } else { 0 }
         guard amount > 0.0001 else { return nil }
         return EdgeIndicator(
-            edge: edge, along: Self.along(g), reach: amount / limit, commit: 0, alpha: 1,
+            edge: edge, along: Self.along(g), reach: amount / limit, travel: 0, commit: 0, alpha: 1,
             style: .blocked(fingers: g.fingers))
     }
 

@@ -56,10 +56,7 @@ public struct OverlaySettings: Hashable, Sendable {
     public static func parse(_ s: Section) throws(ConfigError) -> OverlaySettings {
         try s.only(["enabled", "output", "accent"])
         var settings = OverlaySettings.defaults
-        if let v = s.value("enabled") {
-            guard let b = v.bool else { throw s.error("enabled", "'enabled' must be true or false (got \(v))") }
-            settings.enabled = b
-        }
+        settings.enabled = try s.bool("enabled", default: settings.enabled) ?? settings.enabled
         switch try s.string("output", default: "auto", nonEmpty: true) ?? "auto" {
         case "auto": settings.outputs = .auto
         case "all": settings.outputs = .all

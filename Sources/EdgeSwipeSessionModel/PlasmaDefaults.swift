@@ -1,4 +1,5 @@
-/// The built-in rules on KDE Plasma (issue 38): what a session with no rules file does there.
+/// The built-in rules on KDE Plasma (issue 38): what a session does there with no rules file, and after a file's own
+/// rules unless it says `defaults = false` (``RuleSet/builtInRules(for:)`` picks them on KDE).
 ///
 /// KWin has no compositor IPC the session speaks, so the sway/Hyprland/niri defaults' `workspace` rules cannot run on
 /// it; its virtual desktops are switched through its own global shortcuts instead (`org.kde.kglobalaccel`,
@@ -9,14 +10,11 @@ extension RuleSet {
     /// sway), right to the one on the left, and a completed 1-finger left-edge swipe sends alt+Left.
     public static let plasmaRules: [Rule] = [
         Rule(
-            name: "next desktop", place: "built-in", match: RuleMatch(swipe: .left, fingers: 3...3, desktop: .kde),
+            name: "next desktop", place: Rule.builtInPlace, match: RuleMatch(swipe: .left, fingers: 3...3, desktop: .kde),
             effect: .kwinShortcut("Switch One Desktop to the Right")),
         Rule(
-            name: "previous desktop", place: "built-in", match: RuleMatch(swipe: .right, fingers: 3...3, desktop: .kde),
+            name: "previous desktop", place: Rule.builtInPlace, match: RuleMatch(swipe: .right, fingers: 3...3, desktop: .kde),
             effect: .kwinShortcut("Switch One Desktop to the Left")),
-        Rule(name: "back", place: "built-in", match: RuleMatch(edge: .left, fingers: 1...1, desktop: .kde), effect: .key(backChord)),
+        Rule(name: "back", place: Rule.builtInPlace, match: RuleMatch(edge: .left, fingers: 1...1, desktop: .kde), effect: .key(backChord)),
     ]
-
-    /// The rules in force with no file on KDE Plasma (``defaults(for:)`` picks them there).
-    public static let plasmaDefaults = RuleSet(rules: plasmaRules, source: "built-in defaults for KDE Plasma")
 }

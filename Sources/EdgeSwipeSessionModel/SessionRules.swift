@@ -81,6 +81,22 @@ public enum Effect: Hashable, Sendable, CustomStringConvertible {
 
     /// The effect's key in a rule.
     static let keys = ["workspace", "sway", "hyprland", "niri", "key", "command", "kwin_shortcut", "gnome_overview"]
+
+    /// What `--dry-run` logs in its place: `would send alt+Left`, `would switch to the next workspace`,
+    /// `would run ["notify-send", "hi"]`.
+    public var wouldDo: String {
+        switch self {
+        case .workspace(.next): "would switch to the next workspace"
+        case .workspace(.previous): "would switch to the previous workspace"
+        case .sway(let c): "would send sway \(TOMLValue.quoted(c))"
+        case .hyprland(let c): "would send Hyprland \(TOMLValue.quoted(c))"
+        case .niri(let a): "would send niri \(a)"
+        case .key(let chord): "would send \(chord)"
+        case .command(let argv, _): "would run [\(argv.map(TOMLValue.quoted).joined(separator: ", "))]"
+        case .kwinShortcut(let name): "would invoke KWin's shortcut \(TOMLValue.quoted(name))"
+        case .gnomeOverview(let change): "would \(change.rawValue) GNOME's overview"
+        }
+    }
 }
 
 /// What a rule matches; `nil` matches anything.
@@ -117,6 +133,28 @@ public struct RuleMatch: Hashable, Sendable {
     }
 }
 
+extension RuleMatch: CustomStringConvertible {
+    /// The conditions as `--check-config` lists them: `left edge, 1 finger, in firefox`; `any gesture` for none.
+    public var description: String {
+        var parts: [String] = []
+        if let edge { parts.append("\(edge.rawValue) edge") }
+        if let swipe { parts.append("swipe \(swipe.rawValue)") }
+        if let fingers {
+            let n = fingers.lowerBound == fingers.upperBound ? "\(fingers.lowerBound)" : "\(fingers.lowerBound) to \(fingers.upperBound)"
+            parts.append("\(n) finger\(fingers == 1...1 ? "" : "s")")
+        }
+        if let device { parts.append("on a \(device.rawValue)") }
+        if let output { parts.append("output \(output)") }
+        if let container { parts.append("container \(container)") }
+        if let operation { parts.append("operation \(operation)") }
+        if let from { parts.append("from \(from)") }
+        if let to { parts.append("to \(to)") }
+        if let apps { parts.append("in \(apps.joined(separator: " or "))") }
+        if let desktop { parts.append("on \(desktop.rawValue)") }
+        return parts.isEmpty ? "any gesture" : parts.joined(separator: ", ")
+    }
+}
+
 /// One rule of `session.toml`: what it matches, when it fires, and what it does.
 public struct Rule: Hashable, Sendable, CustomStringConvertible {
     /// `name = "..."`, else `#3` (its place in the file).
@@ -140,62 +178,116 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
 
     /// `rule 'back' (session.toml:14)`: how every log line about it names it.
     public var description: String { "rule '\(name)' (\(place))" }
+
+    /// The place of every built-in rule.
+    public static let builtInPlace = "built-in"
+
+    /// Whether it is one of the built-in rules rather than a file's.
+    public var isBuiltIn: Bool { place == Self.builtInPlace }
+
+    /// Whether it can fire on `desktop`: it names none, or that one.
+    public func applies(on desktop: Desktop?) -> Bool { match.desktop == nil || match.desktop == desktop }
+
+    /// `left edge, 1 finger; on completed -> key alt+Left`: what it matches, when, and what it does.
+    public var conditionsAndEffect: String {
+        "\(match); on \(phase.rawValue)\(step.map { " every \($0)" } ?? "") -> \(effect)"
+    }
 }
 
-/// The rules in force: a file's, or the built-in defaults.
+/// The rules in force: the file's own, in its order, then the built-in ones, unless the file says
+/// `defaults = false`. For each transition and phase the first matching rule fires, so a rule of the file's wins over
+/// a built-in one for the same gesture and phase (a left-edge rule of yours replaces the built-in "back" key), while
+/// a built-in rule still fires on a phase or a gesture the file's rules leave alone.
 public struct RuleSet: Hashable, Sendable {
-    public var rules: [Rule]
-    /// The file, or `built-in defaults`.
-    public var source: String
+    /// Every rule, in the order they are tried: ``fileRules``, then ``builtIn``.
+    public let rules: [Rule]
+    /// The file's own rules.
+    public let fileRules: [Rule]
+    /// The built-in rules in force: ``builtInRules``, or none when the file says `defaults = false`. Each may name
+    /// the one desktop it is for (`compositor`); the others' are kept and simply never match.
+    public let builtIn: [Rule]
+    /// The file the rules were read from, or `nil` when there was none (the built-in rules alone).
+    public let file: String?
+    /// Whether the built-in rules apply (the file says no `defaults = false`).
+    public let usesDefaults: Bool
     /// The file's `[overlay]` table (OverlaySettings.swift).
     public var overlay: OverlaySettings
 
-    public init(rules: [Rule], source: String, overlay: OverlaySettings = .defaults) {
-        self.rules = rules
-        self.source = source
+    /// `fileRules` read from `file`, then `builtIn` unless `defaults` is `false` (the tests give built-in rules of
+    /// their own).
+    public init(
+        fileRules: [Rule], file: String?, defaults: Bool = true, builtIn: [Rule] = RuleSet.builtInRules, overlay: OverlaySettings = .defaults
+    ) {
+        self.fileRules = fileRules
+        self.builtIn = defaults ? builtIn : []
+        self.rules = fileRules + self.builtIn
+        self.file = file
+        self.usesDefaults = defaults
         self.overlay = overlay
+    }
+
+    /// The rules that can fire on `desktop`, in order: every rule of the file's (those for another desktop too, so
+    /// that the session can say why they never fire), and the built-in ones for this desktop or for any.
+    public func rules(on desktop: Desktop?) -> [Rule] {
+        fileRules + builtIn.filter { $0.applies(on: desktop) }
+    }
+
+    /// `1 from ~/.config/edgeswipe/session.toml, then 3 built-in`: what the start-up line and a reload say is in
+    /// force on `desktop`.
+    public func summary(on desktop: Desktop?) -> String {
+        let kept = builtIn.filter { $0.applies(on: desktop) }.count
+        guard let file else { return "\(kept) built-in" }
+        let own = "\(fileRules.count) from \(file)"
+        return usesDefaults ? "\(own), then \(kept) built-in" : "\(own), no built-in (defaults = false)"
     }
 
     /// Whether any rule sends keys (the virtual keyboard is set up only then).
     public var needsKeyboard: Bool { rules.contains { if case .key = $0.effect { true } else { false } } }
 
-    /// What works with no file at all: on sway, Hyprland and niri a completed 3-finger swipe left or right goes to
-    /// the next or previous workspace of that output, and (where the virtual keyboard exists) a completed 1-finger
-    /// left-edge swipe sends the "back" key. `config/session.toml` ships the same rules, commented.
-    public static let defaults = RuleSet(
-        rules: [
-            Rule(name: "next workspace", place: "built-in", match: RuleMatch(swipe: .left, fingers: 3...3), effect: .workspace(.next)),
-            Rule(name: "previous workspace", place: "built-in", match: RuleMatch(swipe: .right, fingers: 3...3), effect: .workspace(.previous)),
-            Rule(
-                name: "back", place: "built-in", match: RuleMatch(edge: .left, fingers: 1...1),
-                effect: .key(Self.backChord)),
-        ],
-        source: "built-in defaults")
+    /// What works with no file at all, and after a file's own rules unless it says `defaults = false`: on sway,
+    /// Hyprland and niri a completed 3-finger swipe left or right goes to the next or previous workspace of that
+    /// output, and (where the virtual keyboard exists) a completed 1-finger left-edge swipe sends the "back" key.
+    /// A rule here may name the desktop it is for (`RuleMatch.desktop`): the built-in rules may differ per desktop.
+    /// `config/session.toml` shows them as a file would write them.
+    public static let builtInRules: [Rule] = [
+        Rule(name: "next workspace", place: Rule.builtInPlace, match: RuleMatch(swipe: .left, fingers: 3...3), effect: .workspace(.next)),
+        Rule(name: "previous workspace", place: Rule.builtInPlace, match: RuleMatch(swipe: .right, fingers: 3...3), effect: .workspace(.previous)),
+        Rule(name: "back", place: Rule.builtInPlace, match: RuleMatch(edge: .left, fingers: 1...1), effect: .key(backChord)),
+    ]
 
-    /// What works with no file at all on `desktop`: ``defaults``, but on GNOME ``gnomeDefaults`` and on KDE Plasma
-    /// ``plasmaDefaults`` (PlasmaDefaults.swift).
-    public static func defaults(for desktop: Desktop?) -> RuleSet {
+    /// The rules in force with no file: the built-in ones alone.
+    public static let defaults = RuleSet(fileRules: [], file: nil)
+
+    /// The built-in rules on `desktop`: GNOME's (``gnomeRules``) and KDE Plasma's (``plasmaRules``, PlasmaDefaults.swift)
+    /// own, the general ones (``builtInRules``) elsewhere.
+    public static func builtInRules(for desktop: Desktop?) -> [Rule] {
         switch desktop {
-        case .gnome?: gnomeDefaults
-        case .kde?: plasmaDefaults
-        case .sway?, .i3?, .hyprland?, .niri?, .phosh?, nil: defaults
+        case .gnome?: gnomeRules
+        case .kde?: plasmaRules
+        case .sway?, .i3?, .hyprland?, .niri?, .phosh?, nil: builtInRules
         }
     }
 
-    /// GNOME's defaults bind only what GNOME itself lacks, and claim none of its gestures: its 3-finger swipes stay
-    /// its own. A 1-finger swipe down from the top edge of a touchscreen opens the overview with the finger (live,
+    /// What works with no file at all on `desktop`: its built-in rules alone.
+    public static func defaults(for desktop: Desktop?) -> RuleSet { RuleSet(fileRules: [], file: nil, builtIn: builtInRules(for: desktop)) }
+
+    /// These rules with `desktop`'s built-in ones after the file's (the parser reads a file without knowing the desktop).
+    public func withBuiltIn(for desktop: Desktop?) -> RuleSet {
+        RuleSet(fileRules: fileRules, file: file, defaults: usesDefaults, builtIn: Self.builtInRules(for: desktop), overlay: overlay)
+    }
+
+    /// GNOME's built-in rules bind only what GNOME itself lacks, and claim none of its gestures: its 3-finger swipes
+    /// stay its own. A 1-finger swipe down from the top edge of a touchscreen opens the overview with the finger (live,
     /// through EdgeSwipe's extension): GNOME 40-47 have no edge swipe to the overview (GNOME's bottom edge raises the
     /// on-screen keyboard, all modes but the lock screen; its top edge only takes a fullscreen window out of
     /// fullscreen, where the overview is as welcome), and the left edge sends the back key (`alt+Left`) through the
     /// extension's keys.
-    public static let gnomeDefaults = RuleSet(
-        rules: [
-            Rule(
-                name: "overview", place: "built-in", match: RuleMatch(edge: .top, fingers: 1...1, device: .touchscreen),
-                effect: .gnomeOverview(.show)),
-            Rule(name: "back", place: "built-in", match: RuleMatch(edge: .left, fingers: 1...1), effect: .key(Self.backChord)),
-        ],
-        source: "built-in defaults for GNOME")
+    public static let gnomeRules: [Rule] = [
+        Rule(
+            name: "overview", place: Rule.builtInPlace, match: RuleMatch(edge: .top, fingers: 1...1, device: .touchscreen),
+            effect: .gnomeOverview(.show)),
+        Rule(name: "back", place: Rule.builtInPlace, match: RuleMatch(edge: .left, fingers: 1...1), effect: .key(backChord)),
+    ]
 
     static let backChord: KeyChord = {
         do { return try KeyChord(parsing: "alt+Left") } catch { fatalError("alt+Left is a key chord: \(error)") }
@@ -221,15 +313,16 @@ public enum SessionRulesParser {
     public static func parse(_ text: String, file: String) throws(ConfigError) -> RuleSet {
         let root = try ConfigFile.readTOML(text, file: file)
         let top = Section(table: root, path: "", file: file, line: nil)
-        try top.only(["version", "rule", "overlay"])
+        try top.only(["version", "defaults", "rule", "overlay"])
         if let version = try top.int("version", default: nil), version != 1 {
             throw top.error("version", "unsupported session.toml version \(version); this edgeswipe-session reads version 1")
         }
+        let defaults = try top.bool("defaults", default: true) ?? true
         var rules: [Rule] = []
         for (i, section) in try top.tables("rule", limit: maxRules).enumerated() {
             rules.append(try rule(section, index: i))
         }
-        return RuleSet(rules: rules, source: file, overlay: try OverlaySettings.parse(top.section("overlay")))
+        return RuleSet(fileRules: rules, file: file, defaults: defaults, overlay: try OverlaySettings.parse(top.section("overlay")))
     }
 
     static let matchKeys = ["edge", "swipe", "fingers", "device", "output", "container", "operation", "from", "to", "app", "compositor"]

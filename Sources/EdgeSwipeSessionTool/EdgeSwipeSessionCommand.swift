@@ -20,18 +20,24 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         discussion: """
             Run it in your graphical session (systemctl --user enable --now edgeswipe-session.service). It is an \
             ordinary read-only client of the daemon and reconnects when the daemon restarts. Its rules are in \
-            $XDG_CONFIG_HOME/edgeswipe/session.toml (~/.config/edgeswipe/session.toml); with no file it uses the \
-            built-in defaults (3-finger swipes left/right: next/previous workspace on sway, Hyprland and niri, the \
-            desktop on the right/left on KDE Plasma; a left-edge swipe: alt+Left). SIGHUP reloads the file, \
-            keeping the rules in force if it is wrong. \
+            $XDG_CONFIG_HOME/edgeswipe/session.toml (~/.config/edgeswipe/session.toml), tried before the built-in \
+            ones (3-finger swipes left/right: next/previous workspace on sway, Hyprland and niri, the desktop on the \
+            right/left on KDE Plasma; a left-edge swipe: alt+Left), which still apply unless the file says \
+            defaults = false. SIGHUP reloads the file, keeping the rules in force if it is wrong. --dry-run fires \
+            nothing and logs what it would do, while the overlay draws. \
             Exit status: 0 stopped; 1 --check-config found a problem; 64 bad arguments; 78 the rules file is wrong.
             """)
 
     @Option(name: .long, help: ArgumentHelp("The daemon's socket.", discussion: EdgeSwipeClient.defaultSocketHelp, valueName: "path"))
     var socket: String?
 
-    @Option(name: .long, help: ArgumentHelp("The rules file.", discussion: "Default: $XDG_CONFIG_HOME/edgeswipe/session.toml, else ~/.config/edgeswipe/session.toml; the built-in defaults when it does not exist.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The rules file.", discussion: "Default: $XDG_CONFIG_HOME/edgeswipe/session.toml, else ~/.config/edgeswipe/session.toml; the built-in rules alone when it does not exist.", valueName: "path"))
     var config: String?
+
+    @Flag(name: .long, help: ArgumentHelp(
+        "Fire no effect: log each one it would fire ('would send alt+Left'), and still draw the overlay.",
+        discussion: "What the quick start runs on your screen against the demo, so that the demo's swipes never switch your workspaces or type into your windows."))
+    var dryRun = false
 
     @Option(name: .long, help: ArgumentHelp("Check a rules file, say what cannot run in this session, and exit.", valueName: "path"))
     var checkConfig: String?
@@ -68,22 +74,30 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             StandardError.print("edgeswipe-session: \(error)")
             throw ExitCode(78)
         }
-        logger.notice("rules: \(rules.rules.count) from \(rules.source)")
+        logger.notice("rules: \(rules.summary(on: desktop))\(rules.file == nil ? " (there is no \(path))" : "")")
+        if dryRun { logger.notice("dry run: no effect is fired; each is logged as what it would do") }
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let eventLoop = group.next()
+        // The compositor is followed in a dry run too (the focused app decides which rules match); only firing stops.
         let compositor = desktop.map { compositorIPC(for: $0, environment: environment, eventLoop: eventLoop, logger: logger) }
-        let wayland = Self.waylandThread(for: rules, environment: environment, logger: logger)
+        // A dry run sends no key, so it binds no key protocol; the overlay still draws.
+        let sendsKeys = rules.needsKeyboard && !dryRun
+        let wayland = Self.waylandThread(for: rules, keys: sendsKeys, environment: environment, logger: logger)
         // Keys go to the Wayland thread whenever there is one, so that a reload may add the first key rule.
         let keys: Result<any KeySender, WaylandError>? = wayland.map { $0.map { $0 as any KeySender } }
-        let desktopBus: Result<DesktopBus, Errno>
-        do { desktopBus = .success(try DesktopBus(logger: logger)) } catch { desktopBus = .failure(error) }
+        let desktopBus: Result<DesktopBus, Errno>?
+        if dryRun {
+            desktopBus = nil
+        } else {
+            do { desktopBus = .success(try DesktopBus(logger: logger)) } catch { desktopBus = .failure(error) }
+        }
         let session = Session(
             rules: rules, desktop: desktop, environment: environment, eventLoop: eventLoop, compositor: compositor,
-            keys: keys, desktopBus: desktopBus, logger: logger)
+            keys: keys, desktopBus: desktopBus, dryRun: dryRun, logger: logger)
         logger.notice("desktop: \(desktop?.rawValue ?? "unknown (no $SWAYSOCK, $HYPRLAND_INSTANCE_SIGNATURE, $NIRI_SOCKET or known $XDG_CURRENT_DESKTOP)")")
         // What the compositor offers is said by the Wayland thread once it has connected (keys, overlay).
-        for problem in Session.problems(of: rules, desktop: desktop, compositor: compositor?.failure, keyboard: rules.needsKeyboard ? wayland?.failure : nil) {
+        for problem in Session.problems(of: rules, desktop: desktop, compositor: compositor?.failure, keyboard: sendsKeys ? wayland?.failure : nil) {
             logger.warning("\(problem)")
         }
         Self.sayOverlay(rules.overlay, on: wayland, logger: logger)
@@ -108,17 +122,17 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             case .success(let r):
                 current = r
                 session.replace(r)
-                if case .success(let thread)? = wayland { thread.replace(overlay: r.overlay, keys: r.needsKeyboard) }
-                logger.notice("reloaded: \(r.rules.count) rules from \(r.source)")
+                if case .success(let thread)? = wayland { thread.replace(overlay: r.overlay, keys: r.needsKeyboard && !dryRun) }
+                logger.notice("reloaded: rules: \(r.summary(on: desktop))")
                 // The Wayland thread is started when the first rules need it: a reload that is the first to need it
                 // (keys, with the overlay off) needs a restart.
-                let keysProblem = r.needsKeyboard
+                let keysProblem = r.needsKeyboard && !dryRun
                     ? (wayland?.failure ?? (wayland == nil ? WaylandError("no key rule or overlay at start-up; restart edgeswipe-session to send keys") : nil)) : nil
                 for problem in Session.problems(of: r, desktop: desktop, compositor: compositor?.failure, keyboard: keysProblem) {
                     logger.warning("\(problem)")
                 }
             case .failure(let error):
-                logger.error("reload refused, keeping the \(current.rules.count) rules from \(current.source): \(error)")
+                logger.error("reload refused, keeping the rules in force (\(current.summary(on: desktop))): \(error)")
             }
         }
         // KWin unloads the focus script before the bus thread ends (it runs what was queued first).
@@ -138,22 +152,22 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         return (environment["HOME"] ?? "") + "/.config/edgeswipe/session.toml"
     }
 
-    /// The file's rules; the desktop's defaults when the default file does not exist (a file named on the command
-    /// line must).
+    /// The file's rules, then `desktop`'s built-in ones unless it says `defaults = false`; the built-in rules alone when
+    /// the default file does not exist (a file named on the command line must).
     static func load(_ path: String, explicit: Bool, desktop: Desktop?) -> Result<RuleSet, ConfigError> {
         if !explicit, (try? Stat(FilePath(path))) == nil { return .success(.defaults(for: desktop)) }
-        do { return .success(try SessionRulesParser.load(path: path)) } catch { return .failure(error) }
+        do { return .success(try SessionRulesParser.load(path: path).withBuiltIn(for: desktop)) } catch { return .failure(error) }
     }
 
     /// The session's Wayland thread, started, when a part needs it (rules that send keys, the overlay); it connects
     /// (and reconnects) on its own.
-    static func waylandThread(for rules: RuleSet, environment: [String: String], logger: Logger) -> Result<WaylandThread, WaylandError>? {
-        guard rules.needsKeyboard || rules.overlay.enabled || needsFocus(rules) else { return nil }
+    static func waylandThread(for rules: RuleSet, keys: Bool, environment: [String: String], logger: Logger) -> Result<WaylandThread, WaylandError>? {
+        guard keys || rules.overlay.enabled || needsFocus(rules) else { return nil }
         guard !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty else {
             return .failure(WaylandError("$WAYLAND_DISPLAY is not set (not a Wayland session)"))
         }
         do {
-            let thread = try WaylandThread(overlay: rules.overlay, keys: rules.needsKeyboard, logger: logger)
+            let thread = try WaylandThread(overlay: rules.overlay, keys: keys, logger: logger)
             try thread.start()
             return .success(thread)
         } catch {
@@ -172,16 +186,22 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
 
     /// `--check-config`: 0 when the file is right, 1 when not; what cannot run here is said either way.
     func check(_ path: String, environment: [String: String]) -> Int32 {
+        let desktop = Desktop.detect(environment: environment)
         let rules: RuleSet
-        do { rules = try SessionRulesParser.load(path: path) } catch {
+        do { rules = try SessionRulesParser.load(path: path).withBuiltIn(for: desktop) } catch {
             StandardError.print("edgeswipe-session: \(error)")
             return 1
         }
-        print("\(path): \(rules.rules.count) rule\(rules.rules.count == 1 ? "" : "s")")
-        for rule in rules.rules {
-            print("  \(rule): on \(rule.phase.rawValue)\(rule.step.map { " every \($0)" } ?? "") -> \(rule.effect)")
+        let own = "\(rules.fileRules.count) rule\(rules.fileRules.count == 1 ? "" : "s")"
+        let applying = rules.rules(on: desktop)
+        let builtIn = applying.count - rules.fileRules.count
+        print(rules.usesDefaults
+            ? "\(path): \(own), then \(builtIn) built-in (defaults = false in the file turns them off)"
+            : "\(path): \(own); no built-in rules (defaults = false)")
+        for rule in applying { print("  \(rule): \(rule.conditionsAndEffect)") }
+        if rules.usesDefaults && !applying.isEmpty {
+            print("  (for each gesture and phase the first rule that matches fires: the file's before the built-in ones)")
         }
-        let desktop = Desktop.detect(environment: environment)
         var keyboardProblem: WaylandError? = nil
         let globals = Self.waylandGlobals(needed: rules.needsKeyboard || rules.overlay.enabled, environment: environment)
         if rules.needsKeyboard {

@@ -22,10 +22,11 @@ extension EdgeSwipeSessionCommand {
     /// KWin comes back), reporting the active window to `session`; `nil` elsewhere, or without a bus or a
     /// `$XDG_RUNTIME_DIR` (said once).
     static func followKWinFocus(
-        of session: Session, desktop: Desktop?, desktopBus: Result<DesktopBus, Errno>, environment: [String: String], logger: Logger
+        of session: Session, desktop: Desktop?, desktopBus: Result<DesktopBus, Errno>?, environment: [String: String], logger: Logger
     ) -> KWinFocusFollower? {
         guard desktop == .kde else { return nil }
-        guard case .success(let bus) = desktopBus else { return nil }
+        // A dry run has no bus: it fires nothing, and follows no focus on KWin.
+        guard case .success(let bus)? = desktopBus else { return nil }
         guard let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
             logger.warning("focus: \(KWinFocusError.noRuntimeDirectory); rules with 'app' cannot match on KWin")
             return nil

@@ -84,6 +84,12 @@ public struct Section {
         return x
     }
 
+    public func bool(_ k: String, default d: Bool?) throws(ConfigError) -> Bool? {
+        guard let v = value(k) else { return d }
+        guard let b = v.bool else { throw error(k, "'\(k)' must be true or false (got \(v))") }
+        return b
+    }
+
     public func string(_ k: String, default d: String?, nonEmpty: Bool = false) throws(ConfigError) -> String? {
         guard let v = value(k) else { return d }
         guard let s = v.string else { throw error(k, "'\(k)' must be a string (got \(v))") }

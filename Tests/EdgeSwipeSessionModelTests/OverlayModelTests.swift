@@ -193,6 +193,100 @@ struct OverlayModelTests {
         #expect(checked > 10)
     }
 
+    /// The frames drawn every `step` µs over `window`, the messages applied as they arrive.
+    static func frames(over window: ClosedRange<UInt64>, step: UInt64 = 4_000) -> [(atUS: UInt64, frame: OverlayFrame)] {
+        var model = OverlayModel()
+        var index = 0
+        for m in messages where m.timeUS < window.lowerBound { model.apply(m, atUS: m.timeUS); index += 1 }
+        var out: [(atUS: UInt64, frame: OverlayFrame)] = []
+        var t = window.lowerBound
+        while t <= window.upperBound {
+            while index < messages.count, messages[index].timeUS <= t {
+                model.apply(messages[index], atUS: t)
+                index += 1
+            }
+            out.append((t, model.frame(atUS: t, output: output, outputs: [output])))
+            t += step
+        }
+        return out
+    }
+
+    static func panels(_ f: OverlayFrame) -> [OverlayPanel] {
+        f.marks.compactMap { if case .panel(let p) = $0 { p } else { nil } }
+    }
+
+    static func dimming(_ f: OverlayFrame) -> Double {
+        f.marks.lazy.compactMap { if case .dimming(let a) = $0 { a } else { nil } }.first ?? 0
+    }
+
+    /// How much of a sheet shows: its opacity times the share of the screen it covers (a sheet sliding in from an
+    /// edge shows a sliver first, whole).
+    static func shown(_ p: OverlayPanel?) -> Double {
+        guard let p else { return 0 }
+        func span(_ a: Double, _ length: Double) -> Double { max(0, min(1, a + length) - max(0, a)) }
+        return p.alpha * span(p.frame.x, p.frame.width) * span(p.frame.y, p.frame.height)
+    }
+
+    /// How much of the sheet shows, its bottom edge and the dimming, frame to frame: the largest change of each.
+    static func largestSteps(_ frames: [(atUS: UInt64, frame: OverlayFrame)]) -> (alpha: Double, bottom: Double, dimming: Double) {
+        var largest = (alpha: 0.0, bottom: 0.0, dimming: 0.0)
+        for (a, b) in zip(frames, frames.dropFirst()) {
+            let (pa, pb) = (panels(a.frame).first, panels(b.frame).first)
+            largest.alpha = max(largest.alpha, abs(shown(pa) - shown(pb)))
+            if let pa, let pb { largest.bottom = max(largest.bottom, abs(pa.frame.y + pa.frame.height - pb.frame.y - pb.frame.height)) }
+            largest.dimming = max(largest.dimming, abs(dimming(a.frame) - dimming(b.frame)))
+        }
+        return largest
+    }
+
+    @Test("a completed presentation: the sheet runs out from where the finger left it, then fades from where it ended; it never vanishes between two frames, and nothing stays")
+    func presentationCompletes() throws {
+        let present = Self.transitions(.top).filter { $0.operation == "present" }
+        let finishing = try #require(present.first { $0.phase == .finishing })
+        let completed = try #require(present.first { $0.phase == .completed })
+        let frames = Self.frames(over: (finishing.timeUS - 50_000)...(completed.timeUS + OverlayModel.departureFadeUS + 100_000))
+        let steps = Self.largestSteps(frames)
+        // Drawn every 4 ms: a fade of 220 ms moves the opacity by under 4 % a frame; a vanish, by all of it.
+        #expect(steps.alpha < 0.1, "what shows of the sheet jumped by \(steps.alpha) in one frame")
+        #expect(steps.dimming < 0.1, "the dimming jumped by \(steps.dimming) in one frame")
+        #expect(steps.bottom < 0.05, "the sheet jumped by \(steps.bottom) of the screen in one frame")
+        let atEnd = try #require(frames.first { $0.atUS >= completed.timeUS })
+        #expect(Self.panels(atEnd.frame).first.map { $0.alpha > 0.9 } == true, "at its completion the sheet is still drawn where it ended")
+        #expect(frames.last?.frame.isEmpty == true, "nothing stays once it has faded")
+        var model = Self.model(through: completed.seq)
+        #expect(model.isMoving(atUS: completed.timeUS + 1_000), "the fade is drawn")
+        #expect(!model.isMoving(atUS: completed.timeUS + OverlayModel.departureFadeUS))
+        model.disconnected()
+        #expect(model.frame(atUS: completed.timeUS + 1_000, output: Self.output, outputs: [Self.output]).isEmpty, "a lost connection drops the fade too")
+    }
+
+    @Test("a dismissal from the bottom edge draws no sheet (the presented scene at rest is the daemon's, drawn by nobody here), only its indicator at the bottom; nothing appears from nowhere")
+    func dismissalDrawsNoSheet() throws {
+        let dismiss = Self.transitions(.bottom).filter { $0.operation == "dismiss" }
+        let began = try #require(dismiss.first { $0.phase == .began })
+        let end = try #require(dismiss.first { $0.phase.isTerminal })
+        let frames = Self.frames(over: (began.timeUS - 20_000)...(end.timeUS + OverlayModel.departureFadeUS + 100_000))
+        #expect(frames.allSatisfy { Self.panels($0.frame).isEmpty }, "a sheet was drawn for the dismissal")
+        #expect(frames.contains { Self.indicators($0.frame).first?.edge == .bottom }, "its indicator, at the bottom edge")
+        // The dimming, if any, only as much as it changes from rest: it never starts at its full value.
+        let steps = Self.largestSteps(frames)
+        #expect(steps.dimming < 0.1, "the dimming jumped by \(steps.dimming) in one frame")
+        #expect(frames.last?.frame.isEmpty == true)
+    }
+
+    @Test("the whole stream drawn every 4 ms: no sheet, no dimming and no indicator appears or disappears between two frames")
+    func nothingJumps() throws {
+        let first = try #require(Self.messages.first?.timeUS)
+        let last = try #require(Self.messages.last?.timeUS)
+        let frames = Self.frames(over: first...(last + 500_000))
+        let steps = Self.largestSteps(frames)
+        #expect(steps.alpha < 0.1 && steps.dimming < 0.1 && steps.bottom < 0.05, "\(steps)")
+        // An indicator's opacity times its reach: it grows from the edge and fades or shrinks back into it.
+        func presence(_ f: OverlayFrame) -> Double { Self.indicators(f).map { $0.alpha * min(1, $0.reach) }.max() ?? 0 }
+        let largest = zip(frames, frames.dropFirst()).map { abs(presence($0.frame) - presence($1.frame)) }.max() ?? 0
+        #expect(largest < 0.2, "an indicator jumped by \(largest) in one frame")
+    }
+
     @Test("three fingers moving right: the indicator at the left edge, where the motion comes from, with its three fingers")
     func multiFinger() throws {
         let id = try #require(Self.transitions(swipe: .right).first?.id)

@@ -46,7 +46,7 @@ struct PlasmaDefaultsTests {
     @Test("Plasma's rules name KDE, and fire on no other desktop")
     func onlyOnKDE() {
         #expect(RuleSet.plasmaRules.allSatisfy { $0.match.desktop == .kde && $0.place == "built-in" })
-        var matcher = RuleMatcher(rules: RuleSet(rules: RuleSet.plasmaRules, source: "test"), desktop: .gnome)
+        var matcher = RuleMatcher(rules: RuleSet(fileRules: [], file: nil, builtIn: RuleSet.plasmaRules), desktop: .gnome)
         #expect(([Stream.hello()] + Stream.swipe(1, .left)).flatMap { matcher.handle($0, app: nil) }.isEmpty)
     }
 }

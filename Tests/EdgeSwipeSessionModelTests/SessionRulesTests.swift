@@ -67,6 +67,8 @@ struct SessionRulesTests {
         Bad(toml: "[[rule]]\nedge = \"top\"\ngnome_overview = \"open\"\n", line: 3,
             message: "'gnome_overview' must be one of \"show\", \"hide\", \"toggle\" (got \"open\")"),
         Bad(toml: "version = 2\n", line: 1, message: "unsupported session.toml version 2; this edgeswipe-session reads version 1"),
+        Bad(toml: "version = 1\ndefaults = \"no\"\n", line: 2, message: "'defaults' must be true or false (got \"no\")"),
+        Bad(toml: "default = false\n", line: 1, message: "unknown key 'default' at the top level; expected one of: version, defaults, rule, overlay"),
         Bad(toml: "rule = 3\n", line: 1, message: "'rule' must be an array (got 3)"),
         Bad(toml: "[[rule]]\nedge = \"left\"\nkey = \"a\n", line: 3, message: "TOML syntax: a basic string ends at its closing '\"' on the same line"),
     ]
@@ -127,7 +129,8 @@ struct SessionRulesTests {
             on = "cancelled"
             kwin_shortcut = "Overview"
             """, file: "s.toml")
-        #expect(set.rules.count == 5)
+        #expect(set.fileRules.count == 5 && set.usesDefaults)
+        #expect(set.rules == set.fileRules + RuleSet.builtInRules, "the file's rules, then the built-in ones")
         #expect(set.rules[0] == Rule(name: "#1", place: "s.toml:3", match: RuleMatch(swipe: .left, fingers: 3...3), effect: .workspace(.next)))
         let firefox = set.rules[1]
         #expect(firefox.name == "firefox back")
@@ -156,15 +159,81 @@ struct SessionRulesTests {
         #expect(throws: KeyChordError.self) { try KeyChord(parsing: "alt+alt+Left") }
     }
 
-    @Test("the shipped example file's rules are the built-in defaults")
-    func exampleIsTheDefaults() throws {
+    @Test("the built-in rules apply after the file's own, unless it says defaults = false; what the start-up line says", arguments: [
+        ("[[rule]]\nedge = \"right\"\nkey = \"ctrl+Tab\"\n", true, "1 from s.toml, then 3 built-in"),
+        ("defaults = true\n[[rule]]\nedge = \"right\"\nkey = \"ctrl+Tab\"\n", true, "1 from s.toml, then 3 built-in"),
+        ("defaults = false\n[[rule]]\nedge = \"right\"\nkey = \"ctrl+Tab\"\n", false, "1 from s.toml, no built-in (defaults = false)"),
+        ("version = 1\n", true, "0 from s.toml, then 3 built-in"),
+        ("defaults = false\n", false, "0 from s.toml, no built-in (defaults = false)"),
+    ])
+    func defaults(_ toml: String, _ kept: Bool, _ summary: String) throws {
+        let set = try SessionRulesParser.parse(toml, file: "s.toml")
+        #expect(set.usesDefaults == kept)
+        #expect(set.builtIn == (kept ? RuleSet.builtInRules : []))
+        #expect(Array(set.rules.prefix(set.fileRules.count)) == set.fileRules, "the file's rules come first")
+        #expect(set.summary(on: .sway) == summary)
+        #expect(RuleSet.defaults.summary(on: .sway) == "3 built-in", "with no file")
+    }
+
+    @Test("a built-in rule may be for one desktop: it counts, and is listed, only there")
+    func builtInPerDesktop() throws {
+        let gnomeOnly = Rule(name: "overview", place: Rule.builtInPlace, match: RuleMatch(swipe: .up, fingers: 3...3, desktop: .gnome), effect: .gnomeOverview(.toggle))
+        let anywhere = RuleSet.builtInRules[0]
+        let set = RuleSet(fileRules: [], file: "s.toml", builtIn: [anywhere, gnomeOnly])
+        #expect(set.summary(on: .gnome) == "0 from s.toml, then 2 built-in")
+        #expect(set.summary(on: .sway) == "0 from s.toml, then 1 built-in")
+        #expect(set.rules(on: .sway) == [anywhere] && set.rules(on: .gnome) == [anywhere, gnomeOnly])
+        #expect(set.rules == [anywhere, gnomeOnly], "kept whatever the desktop: the matcher passes over a rule for another one")
+    }
+
+    @Test("what --check-config shows of each rule: its conditions, its phase and its effect", arguments: [
+        ("[[rule]]\nedge = \"left\"\nkey = \"alt+Left\"\n", "left edge; on completed -> key alt+Left"),
+        ("[[rule]]\nswipe = \"up\"\nfingers = [3, 4]\ndevice = \"touchpad\"\nworkspace = \"next\"\n", "swipe up, 3 to 4 fingers, on a touchpad; on completed -> workspace next"),
+        ("[[rule]]\nedge = \"right\"\nfingers = 1\napp = [\"firefox\", \"foot\"]\ncompositor = \"sway\"\non = \"changed\"\nstep = 0.2\ncommand = [\"true\"]\n",
+         "right edge, 1 finger, in firefox or foot, on sway; on changed every 0.2 -> command \"true\""),
+        ("[[rule]]\noutput = \"DSI-1\"\ncontainer = \"overlay\"\noperation = \"present\"\nfrom = \"shell\"\nto = \"notifications\"\non = \"began\"\nkey = \"ctrl+d\"\n",
+         "output DSI-1, container overlay, operation present, from shell, to notifications; on began -> key ctrl+d"),
+        ("[[rule]]\non = \"cancelled\"\ncommand = [\"true\"]\n", "any gesture; on cancelled -> command \"true\""),
+    ])
+    func conditions(_ toml: String, _ shown: String) throws {
+        let rule = try #require(try SessionRulesParser.parse(toml, file: "s.toml").fileRules.first)
+        #expect(rule.conditionsAndEffect == shown)
+    }
+
+    @Test("what --dry-run logs in place of each effect", arguments: [
+        (Effect.workspace(.next), "would switch to the next workspace"),
+        (.workspace(.previous), "would switch to the previous workspace"),
+        (.key(RuleSet.backChord), "would send alt+Left"),
+        (.command(argv: ["notify-send", "it's \"done\""], timeout: .seconds(1)), "would run [\"notify-send\", \"it's \\\"done\\\"\"]"),
+        (.sway("workspace 5"), "would send sway \"workspace 5\""),
+        (.hyprland("dispatch workspace m+1"), "would send Hyprland \"dispatch workspace m+1\""),
+        (.niri("{\"FocusWorkspaceDown\":{}}"), "would send niri {\"FocusWorkspaceDown\":{}}"),
+        (.kwinShortcut("Overview"), "would invoke KWin's shortcut \"Overview\""),
+        (.gnomeOverview(.toggle), "would toggle GNOME's overview"),
+    ])
+    func wouldDo(_ effect: Effect, _ said: String) {
+        #expect(effect.wouldDo == said)
+    }
+
+    @Test("the shipped example file has no rule of its own, and shows the built-in rules as a file would write them")
+    func exampleShowsTheDefaults() throws {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("config/session.toml").path
-        let set = try SessionRulesParser.load(path: file)
-        #expect(set.rules.map(\.match) == RuleSet.defaults.rules.map(\.match))
-        #expect(set.rules.map(\.effect) == RuleSet.defaults.rules.map(\.effect))
-        #expect(set.rules.map(\.phase) == RuleSet.defaults.rules.map(\.phase))
-        #expect(set.rules.map(\.name) == RuleSet.defaults.rules.map(\.name))
+        let shipped = try SessionRulesParser.load(path: file)
+        #expect(shipped.fileRules.isEmpty && shipped.usesDefaults, "copied as it is, it changes nothing")
+        // The commented block under "The built-in rules", uncommented, is the built-in list.
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("# --- The built-in rules") })
+        let block = lines[(start + 1)...].prefix { !$0.hasPrefix("# ---") }
+            .filter { $0.hasPrefix("# [[rule]]") || $0.firstMatch(of: #/^# [a-z_]+ = /#) != nil }
+            .map { $0.dropFirst(2) }.joined(separator: "\n")
+        let written = try SessionRulesParser.parse("defaults = false\n" + block, file: "block").fileRules
+        let builtIn = RuleSet.builtInRules
+        #expect(written.map(\.match) == builtIn.map(\.match))
+        #expect(written.map(\.effect) == builtIn.map(\.effect))
+        #expect(written.map(\.phase) == builtIn.map(\.phase))
+        #expect(written.map(\.name) == builtIn.map(\.name))
     }
 
     @Test("the desktop comes from the session's variables")

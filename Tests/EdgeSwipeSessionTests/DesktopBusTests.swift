@@ -20,7 +20,7 @@ struct DesktopBusTests {
     static func session(address: String, desktop: Desktop, log: LogCapture) throws -> Session {
         let bus = try DesktopBus(logger: log.logger) { () throws(BusError) in try SDBus.connect(address: address) }
         return Session(
-            rules: RuleSet(rules: [], source: "test"), desktop: desktop, environment: [:], eventLoop: MultiThreadedEventLoopGroup.singleton.next(),
+            rules: RuleSet(fileRules: [], file: "test", defaults: false), desktop: desktop, environment: [:], eventLoop: MultiThreadedEventLoopGroup.singleton.next(),
             compositor: nil, keys: nil, desktopBus: .success(bus), logger: log.logger)
     }
 

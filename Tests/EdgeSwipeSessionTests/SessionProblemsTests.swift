@@ -10,16 +10,16 @@ struct SessionProblemsTests {
     @Test("what cannot run here is said per rule: a missing $SWAYSOCK, no virtual keyboard, D-Bus elsewhere")
     func problems() throws {
         let set = try SessionRulesParser.parse(
-            "[[rule]]\nswipe = \"left\"\nsway = \"workspace next\"\n[[rule]]\nedge = \"left\"\nkey = \"alt+Left\"\n[[rule]]\nedge = \"top\"\ncommand = [\"true\"]\n",
+            "defaults = false\n[[rule]]\nswipe = \"left\"\nsway = \"workspace next\"\n[[rule]]\nedge = \"left\"\nkey = \"alt+Left\"\n[[rule]]\nedge = \"top\"\ncommand = [\"true\"]\n",
             file: "s.toml")
         let problems = Session.problems(of: set, desktop: .kde, compositor: nil, keyboard: WaylandError(WaylandThread.noKeyProtocol))
         #expect(problems == [
-            "rule '#1' (s.toml:1): needs sway or i3 ($SWAYSOCK is not set)",
-            "rule '#2' (s.toml:4): keys cannot be sent: \(WaylandThread.noKeyProtocol)",
+            "rule '#1' (s.toml:2): needs sway or i3 ($SWAYSOCK is not set)",
+            "rule '#2' (s.toml:5): keys cannot be sent: \(WaylandThread.noKeyProtocol)",
         ])
         // On GNOME keys go through EdgeSwipe's extension, which is known to be there only later.
         #expect(Session.problems(of: set, desktop: .gnome, compositor: nil, keyboard: WaylandError(WaylandThread.noKeyProtocol)) == [
-            "rule '#1' (s.toml:1): needs sway or i3 ($SWAYSOCK is not set)"
+            "rule '#1' (s.toml:2): needs sway or i3 ($SWAYSOCK is not set)"
         ])
     }
 
@@ -52,6 +52,9 @@ struct SessionProblemsTests {
                 "rule '#3' (s.toml:8): on completed",
                 "rule '#4' (s.toml:11): cannot run: on GNOME a workspace rule drives GNOME's animation, so it must be on = \"completed\"",
                 "rule '#5' (s.toml:15): on completed",
+                // GNOME's built-in rules, after the file's.
+                "rule 'overview' (built-in): live: GNOME's overview show animation follows the finger, and commits or goes back with the swipe",
+                "rule 'back' (built-in): on completed",
             ]),
             (false, [
                 "rule '#1' (s.toml:1): cannot run: workspaces on GNOME need EdgeSwipe's extension",
@@ -59,10 +62,25 @@ struct SessionProblemsTests {
                 "rule '#3' (s.toml:8): cannot run: keys on GNOME need EdgeSwipe's extension",
                 "rule '#4' (s.toml:11): cannot run: on GNOME a workspace rule drives GNOME's animation, so it must be on = \"completed\"",
                 "rule '#5' (s.toml:15): on completed",
+                "rule 'overview' (built-in): at completion (the overview is toggled over D-Bus; live with EdgeSwipe's extension)",
+                "rule 'back' (built-in): cannot run: keys on GNOME need EdgeSwipe's extension",
             ]),
           ] as [(Bool, [String])])
     func gnomePlan(_ present: Bool, _ expected: [String]) throws {
-        let rules = try SessionRulesParser.parse(Self.gnomeRules, file: "s.toml")
+        let rules = try SessionRulesParser.parse(Self.gnomeRules, file: "s.toml").withBuiltIn(for: .gnome)
         #expect(Session.gnomePlan(of: rules, extensionPresent: present) == expected)
+    }
+
+    @Test("the built-in rules that cannot run here are said too, after the file's, each once")
+    func builtInProblems() throws {
+        let set = try SessionRulesParser.parse("[[rule]]\nedge = \"top\"\ncommand = [\"true\"]\n", file: "s.toml")
+        // An unknown desktop keeps the general built-in rules (GNOME and Plasma have their own: RuleSet.builtInRules(for:)).
+        let problems = Session.problems(of: set, desktop: nil, compositor: nil, keyboard: WaylandError(WaylandThread.noKeyProtocol))
+        #expect(problems == [
+            "rule 'next workspace' (built-in): workspace rules need sway, i3, Hyprland or niri (this session is an unknown desktop)",
+            "rule 'previous workspace' (built-in): workspace rules need sway, i3, Hyprland or niri (this session is an unknown desktop)",
+            "rule 'back' (built-in): keys cannot be sent: \(WaylandThread.noKeyProtocol)",
+        ])
+        #expect(Session.problems(of: set, desktop: .sway, compositor: nil, keyboard: nil).isEmpty)
     }
 }

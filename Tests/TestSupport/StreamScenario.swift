@@ -8,7 +8,8 @@ import EdgeSwipeProtocol
 ///
 /// On a 155 x 87 mm screen that drives `HEADLESS-1`, with the default configuration: a left-edge swipe to 70 % at
 /// rest (previous tab: it finishes), the same again with nowhere to go (blocked: the rubber band springs back), a
-/// top-edge swipe (present the notifications: a custom presentation with its dimming), a right-edge swipe let go at
+/// top-edge swipe (present the notifications: a custom presentation with its dimming), a bottom-edge swipe (dismiss
+/// them: the sheet goes from where it rests, with the dimming), a right-edge swipe let go at
 /// 40 % at rest (it cancels) and caught 60 ms into its run-out by a new finger that carries it on to the end (a
 /// re-grab), a quick right-edge flick (it finishes), and three fingers moving right (the previous tab, through the
 /// multi-finger path).
@@ -45,6 +46,7 @@ public enum StreamScenario {
         play(swipe(.left, travel: 0.7, ms: 400, release: .atRest(hold: .milliseconds(200)), along: 0.45, id: 1))
         play(swipe(.left, travel: 0.5, ms: 300, release: .atRest(hold: .milliseconds(200)), along: 0.6, id: 2))
         play(swipe(.top, travel: 0.7, ms: 350, release: .atRest(hold: .milliseconds(200)), along: 0.5, id: 3))
+        play(swipe(.bottom, travel: 0.7, ms: 350, release: .atRest(hold: .milliseconds(200)), along: 0.5, id: 7))
         // Let go at rest at 40 % (the run-out back takes 140 ms), caught 60 ms into it by a second finger.
         let first = swipe(.right, travel: 0.4, ms: 300, release: .atRest(hold: .milliseconds(200)), along: 0.3, id: 4)
         let catchAt = Int64(first.end.value / 1000) + 60

@@ -120,17 +120,7 @@ struct OverlaySwayTests {
         /// A screenshot now (as sway's user), of every output or of `output`, with the instants it was asked for and
         /// taken, on the daemon's clock.
         func screenshot(_ name: String, output: String? = nil) throws -> Screenshot {
-            let file = try sway.writableFile("\(name).ppm")
-            let grim = Process()
-            let before = MonotonicClock.now().microseconds
-            let only = output.map { ["-o", $0] } ?? []
-            try sway.launch(grim, ["/usr/bin/grim", "-t", "ppm"] + only + [file.path], environment: sway.environment, log: sway.writableFile("grim.log"))
-            grim.waitUntilExit()
-            let after = MonotonicClock.now().microseconds
-            guard grim.terminationStatus == 0 else { throw DaemonTestError("grim failed: \(Self.read(sway.directory.appendingPathComponent("grim.log")))") }
-            let shot = try Screenshot(ppm: Data(contentsOf: file), name: name, takenUS: before...after)
-            Artefacts.keep(shot)
-            return shot
+            try sway.screenshot(name, output: output)
         }
 
         /// Takes screenshots until one shows nothing but the window (a run-out is over): the overlay's surface is
@@ -356,6 +346,26 @@ enum Artefacts {
             try? FileManager.default.removeItem(at: target)
             try? FileManager.default.copyItem(at: png, to: target)
         }
+    }
+}
+
+extension HeadlessSway {
+    /// A screenshot now (as sway's user), of every output or of `output`, with the instants it was asked for and
+    /// taken, on the daemon's clock; kept with the overlay's artefacts.
+    func screenshot(_ name: String, output: String? = nil) throws -> Screenshot {
+        let file = try writableFile("\(name).ppm")
+        let grim = Process()
+        let before = MonotonicClock.now().microseconds
+        let only = output.map { ["-o", $0] } ?? []
+        try launch(grim, ["/usr/bin/grim", "-t", "ppm"] + only + [file.path], environment: environment, log: writableFile("grim.log"))
+        grim.waitUntilExit()
+        let after = MonotonicClock.now().microseconds
+        guard grim.terminationStatus == 0 else {
+            throw DaemonTestError("grim failed: \((try? String(contentsOf: directory.appendingPathComponent("grim.log"), encoding: .utf8)) ?? "")")
+        }
+        let shot = try Screenshot(ppm: Data(contentsOf: file), name: name, takenUS: before...after)
+        Artefacts.keep(shot)
+        return shot
     }
 }
 

@@ -35,14 +35,30 @@ struct SessionCommandTests {
             .write(to: good, atomically: true, encoding: .utf8)
         let ok = try Self.run(["--check-config", good.path], environment: ["XDG_CURRENT_DESKTOP": "GNOME"])
         #expect(ok.status == 0, "\(ok.stderr)")
-        #expect(ok.stdout.contains("good.toml: 2 rules"))
-        #expect(ok.stdout.contains("rule 'back' (\(good.path):1): on completed -> key alt+Left"))
+        #expect(ok.stdout.contains("good.toml: 2 rules, then 2 built-in (defaults = false in the file turns them off)"), "\(ok.stdout)")
+        // Each rule with its conditions, the file's first, then GNOME's built-in ones (the list ends where what this
+        // session can run begins).
+        let listed = ok.stdout.split(separator: "\n").prefix { !$0.hasPrefix("this session") }
+            .filter { $0.hasPrefix("  rule ") }.map { String($0.dropFirst(2)) }
+        #expect(listed == [
+            "rule 'back' (\(good.path):1): left edge; on completed -> key alt+Left",
+            "rule '#2' (\(good.path):6): swipe up, 3 fingers; on completed -> sway \"workspace back_and_forth\"",
+            "rule 'overview' (built-in): top edge, 1 finger, on a touchscreen; on completed -> gnome overview show",
+            "rule 'back' (built-in): left edge, 1 finger; on completed -> key alt+Left",
+        ], "\(ok.stdout)")
         #expect(ok.stdout.contains("this session: gnome"))
         // On GNOME keys go through EdgeSwipe's extension, absent here (no session bus): said per rule, with the fix.
         #expect(ok.stdout.contains("GNOME: EdgeSwipe's extension is not there"), "\(ok.stdout)")
         #expect(ok.stdout.contains("gnome-extensions enable edgeswipe@edgeswipe.invalid"), "\(ok.stdout)")
         #expect(ok.stdout.contains("rule 'back' (\(good.path):1): cannot run: keys on GNOME need EdgeSwipe's extension"), "\(ok.stdout)")
         #expect(ok.stdout.contains("note: rule '#2' (\(good.path):6): needs sway or i3 ($SWAYSOCK is not set)"), "\(ok.stdout)")
+
+        let alone = dir.appendingPathComponent("alone.toml")
+        try "defaults = false\n[[rule]]\nedge = \"left\"\ncommand = [\"true\"]\n".write(to: alone, atomically: true, encoding: .utf8)
+        let only = try Self.run(["--check-config", alone.path], environment: ["SWAYSOCK": dir.appendingPathComponent("none").path])
+        #expect(only.status == 0, "\(only.stderr)")
+        #expect(only.stdout.contains("alone.toml: 1 rule; no built-in rules (defaults = false)"), "\(only.stdout)")
+        #expect(only.stdout.split(separator: "\n").filter { $0.hasPrefix("  rule ") }.count == 1, "\(only.stdout)")
 
         let bad = dir.appendingPathComponent("bad.toml")
         try "[[rule]]\nedge = \"left\"\neffect = \"back\"\n".write(to: bad, atomically: true, encoding: .utf8)
@@ -63,16 +79,16 @@ struct SessionCommandTests {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        #expect(waitUntil(timeout: 20) { text().contains("rules: 1 from \(rules.path)") }, "\(text())")
+        #expect(waitUntil(timeout: 20) { text().contains("rules: 1 from \(rules.path), then 3 built-in") }, "\(text())")
         #expect(waitUntil(timeout: 20) { text().contains("following the daemon at \(dir.appendingPathComponent("none.sock").path)") }, "\(text())")
         try "[[rule]]\nedge = \"left\"\ncommand = \"true\"\n".write(to: rules, atomically: true, encoding: .utf8)
         kill(process.processIdentifier, SIGHUP)
         #expect(waitUntil(timeout: 20) {
-            text().contains("reload refused, keeping the 1 rules from \(rules.path): \(rules.path):3: 'command' must be an array")
+            text().contains("reload refused, keeping the rules in force (1 from \(rules.path), then 3 built-in): \(rules.path):3: 'command' must be an array")
         }, "\(text())")
-        try "[[rule]]\nedge = \"left\"\ncommand = [\"true\"]\n[[rule]]\nedge = \"right\"\ncommand = [\"true\"]\n".write(to: rules, atomically: true, encoding: .utf8)
+        try "defaults = false\n[[rule]]\nedge = \"left\"\ncommand = [\"true\"]\n[[rule]]\nedge = \"right\"\ncommand = [\"true\"]\n".write(to: rules, atomically: true, encoding: .utf8)
         kill(process.processIdentifier, SIGHUP)
-        #expect(waitUntil(timeout: 20) { text().contains("reloaded: 2 rules from \(rules.path)") }, "\(text())")
+        #expect(waitUntil(timeout: 20) { text().contains("reloaded: rules: 2 from \(rules.path), no built-in (defaults = false)") }, "\(text())")
         #expect(process.isRunning)
     }
 

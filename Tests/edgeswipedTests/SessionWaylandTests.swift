@@ -217,4 +217,47 @@ struct SessionWaylandTests {
         #expect(waitUntil(timeout: 20) { KeyLog.chords(in: logger.lines).count >= 2 }, "\(logger.text)\n\(stage.text)")
         #expect(KeyLog.chords(in: logger.lines) == ["Mod1+Left", "Mod1+Left"], "\(logger.text)")
     }
+
+    @Test("weston, with neither protocol: the session names the missing protocols once each (no virtual keyboard protocol, no layer shell; not 'no seat'), and the key rule's refusal once though it fires twice",
+          .enabled(if: HeadlessWeston.unavailable == nil || WaylandGlobals.required, "\(HeadlessWeston.unavailable ?? "")"), .timeLimit(.minutes(3)))
+    func westonSaysWhatIsMissing() throws {
+        try #require(HeadlessWeston.unavailable == nil, "an EDGESWIPE_REQUIRE_* variable is set, but \(HeadlessWeston.unavailable ?? "")")
+        let weston = try HeadlessWeston()
+        let stage = try Stage(weston, rules: "[[rule]]\nname = \"back\"\nedge = \"left\"\nkey = \"alt+Left\"\n")
+        #expect(waitUntil(timeout: 20) { stage.text.contains("keys cannot be sent: the compositor offers no virtual keyboard protocol") }, "\(stage.text)")
+        #expect(waitUntil(timeout: 20) { stage.text.contains("overlay: the compositor offers no zwlr_layer_shell_v1") }, "\(stage.text)")
+        #expect(try stage.replay("daemon"), "\(stage.text)")
+        #expect(waitUntil(timeout: 10) { stage.count("rule 'back'") >= 2 }, "\(stage.text)")
+        #expect(stage.count("keys cannot be sent: the compositor offers no virtual keyboard protocol") == 1, "\(stage.text)")
+        #expect(stage.count("overlay: the compositor offers no zwlr_layer_shell_v1") == 1, "\(stage.text)")
+        #expect(stage.count("cannot send alt+Left") == 1, "once for the rule, though it fired twice: \(stage.text)")
+        #expect(!stage.text.contains("no seat") && !stage.text.contains("wl_seat"), "\(stage.text)")
+    }
+}
+
+/// weston 10, headless (pixman), in a ``HeadlessSession``: a compositor with neither the virtual keyboard nor the
+/// layer shell, and no seat without an input device (docs/COMPOSITORS.md).
+final class HeadlessWeston: HeadlessCompositor {
+    let session: HeadlessSession
+    private(set) var startSeconds = 0.0
+    let waylandDisplay = "wayland-weston"
+
+    static var unavailable: String? { WaylandGlobals.Compositor.weston.unavailable }
+
+    init() throws {
+        session = try HeadlessSession(name: "weston")
+        let (session, display) = (session, waylandDisplay)
+        var started: HeadlessSession.Launched?
+        startSeconds = try secondsTaken {
+            let weston = try session.start("weston", [
+                "/usr/bin/weston", "--backend=headless-backend.so", "--use-pixman", "--socket=\(display)", "--width=1280", "--height=800", "--idle-time=0",
+            ])
+            started = weston
+            let socket = session.runtimeDirectory.appendingPathComponent(display).path
+            _ = waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: socket) || !weston.isRunning }
+        }
+        guard started?.isRunning == true else { throw DaemonTestError("weston did not start:\n\(session.describeLogs())") }
+    }
+
+    var environment: [String: String] { session.baseEnvironment.merging(["WAYLAND_DISPLAY": waylandDisplay]) { $1 } }
 }

@@ -1,7 +1,7 @@
 public import EdgeSwipeSessionModel
 
 /// The session's one way to press a key chord, whatever carries it: the Wayland thread's backends (the wlroots
-/// virtual keyboard, KWin's fake input: ``WaylandKeys``), GNOME Shell's extension over D-Bus, and later libei
+/// virtual keyboard, KWin's fake input: ``WaylandThread``), GNOME Shell's extension over D-Bus, and later libei
 /// (docs/COMPOSITORS.md, "The key sender"). The session's event loop hands a chord over and goes on: a sender never
 /// waits for the compositor, and says itself (once) when and why a chord cannot be pressed.
 public protocol KeySender: Sendable {

@@ -55,10 +55,7 @@ final class Overlay {
     /// Loads cairo; an error (naming the library) where it cannot.
     init(settings: OverlaySettings, logger: Logger) throws(WaylandError) {
         // cairo is loaded here, not when the client starts (Sources/CCairo/include/CCairo.h).
-        var why = [CChar](repeating: 0, count: 512)
-        guard edgeswipe_cairo_load(&why, why.count) == 0 else {
-            throw WaylandError("the overlay draws with cairo: \(String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) (Debian: libcairo2)")
-        }
+        try OverlayPainter.loadCairo()
         self.logger = logger
         self.model = OverlayModel(settings: settings)
         self.painter = OverlayPainter(accent: settings.accent)

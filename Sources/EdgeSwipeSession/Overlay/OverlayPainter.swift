@@ -26,10 +26,13 @@ public struct OverlayRect: Hashable, Sendable {
 /// Draws an ``OverlayFrame`` with cairo, in an output's logical pixels (the caller scales the context for HiDPI).
 ///
 /// The look follows Android's predictive back and iOS's edge pan: at the edge the finger came from, a soft bump
-/// grows out under the finger with a round knob and a chevron pointing the way the content goes; the knob turns the
-/// accent colour when a release would finish, and fades as the run-out carries the transition home. A multi-finger
-/// swipe's knob shows a dot per finger; a blocked swipe's rubber band is a grey knob with a dash, stretched and
-/// springing back. A modal presentation is a translucent panel with a grabber and its scene's name, over the dimming.
+/// grows out under the finger with a round knob and a chevron pointing the way the content goes. The bump follows
+/// the finger one for one at first, then ever more slowly up to a limit (as Android's back arrow does), so that its
+/// depth says how far the finger went; the knob turns the accent colour when a release would finish, and fades as
+/// the run-out carries the transition home. A multi-finger swipe's knob is larger and shows a dot per finger; a
+/// blocked swipe's rubber band is a grey knob with a dash, stretched and springing back. A modal presentation is a
+/// translucent sheet with a grabber and its scene's name, and nothing else (it is feedback, not a shell: it has
+/// none of the scene's content), over the dimming.
 public struct OverlayPainter: Sendable {
     public var accent: OverlaySettings.RGB
 
@@ -37,12 +40,21 @@ public struct OverlayPainter: Sendable {
         self.accent = accent
     }
 
-    /// How far the bump reaches out at the release threshold, in logical pixels; past it, at most `overreach` more.
-    static let depth = 46.0
-    static let overreach = 12.0
-    /// Half the bump's length along the edge at full depth.
+    /// How far the bump follows the finger one for one, in logical pixels, and the most it ever reaches out: past
+    /// `followDepth` it keeps moving with the finger, ever more slowly, toward `maxDepth` (half of the way there
+    /// 88 px further, three quarters 264 px further: on a wide screen it still moves near the threshold).
+    static let followDepth = 72.0
+    static let maxDepth = 160.0
+    /// The depth from which the bump has its full length along the edge.
+    static let fullLengthDepth = 46.0
+    /// Half the bump's length along the edge at full length.
     static let halfLength = 78.0
     static let knobRadius = 19.0
+    /// A multi-finger swipe's knob: larger, to hold a readable dot per finger under its chevron.
+    static let multiFingerKnobRadius = 23.0
+    /// The finger dots: their radius and the distance between their centres, at most (logical pixels).
+    static let dotRadius = 2.75
+    static let dotSpacing = 8.5
     /// The rubber band's bump at its limit, and its knob: smaller, so that it shows early (the band itself stops
     /// short of its limit, and most of its travel comes first).
     static let blockedDepth = 40.0
@@ -50,16 +62,27 @@ public struct OverlayPainter: Sendable {
 
     // MARK: Geometry
 
-    /// The bump's depth for `indicator`.
-    static func depth(_ i: EdgeIndicator) -> Double {
+    /// The bump's depth for `indicator` on an output whose extent across the indicator's edge is `extent` logical
+    /// pixels: a transition's follows its travel (the finger's, on a touchscreen) one for one up to
+    /// ``followDepth``, then approaches ``maxDepth`` hyperbolically, with the same slope at the joint, so that the
+    /// knob never stops dead; a rubber band's follows its stretch.
+    static func depth(_ i: EdgeIndicator, extent: Double) -> Double {
         switch i.style {
         case .transition:
-            let r = max(0, i.reach)
-            if r <= 1 { return depth * (1 - (1 - r) * (1 - r)) }
-            return depth + overreach * (1 - exp(-(r - 1) * 2))
+            let raw = i.travel * extent
+            guard raw.isFinite else { return 0 }
+            let travel = min(1e6, max(0, raw))
+            guard travel > followDepth else { return travel }
+            let beyond = travel - followDepth, room = maxDepth - followDepth
+            return followDepth + room * beyond / (beyond + room)
         case .blocked:
             return blockedDepth * pow(min(1.3, max(0, i.reach)), 0.6)
         }
+    }
+
+    /// The output's extent across `edge`: its width for the left and right edges, its height for the others.
+    static func extent(across edge: Edge, width: Double, height: Double) -> Double {
+        edge.isHorizontal ? width : height
     }
 
     /// The logical rectangle `mark` covers on an output of `size`, for damage.
@@ -72,8 +95,8 @@ public struct OverlayPainter: Sendable {
                 x: p.frame.x * width - 2, y: p.frame.y * height - 2, width: p.frame.width * width + 4,
                 height: p.frame.height * height + 4)
         case .indicator(let i):
-            // The glow runs along the whole edge; the bump and its shadow stay within `reach` of it.
-            let out = max(depth(i), glowWidth(i)) + 6
+            // The glow runs along the whole edge; the bump and its shadow stay within its depth of it.
+            let out = max(depth(i, extent: extent(across: i.edge, width: width, height: height)), glowWidth(i)) + 6
             switch i.edge {
             case .left: return OverlayRect(x: 0, y: 0, width: out, height: height)
             case .right: return OverlayRect(x: width - out, y: 0, width: out, height: height)
@@ -146,28 +169,13 @@ public struct OverlayPainter: Sendable {
         cairo_set_source_rgba(cr, 1, 1, 1, 0.5 * a)
         cairo_fill(cr)
 
-        let rows = max(0, min(3, Int((h - 80) / 68)))
-        let labelY = grabberBelow ? y + h - 34 - Double(rows) * 68 : y + 44
+        // The scene's name, by the grabber, and nothing else: the sheet says what the gesture brings in, not what
+        // is in it.
         cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
         cairo_set_font_size(cr, 17)
         cairo_set_source_rgba(cr, 1, 1, 1, 0.92 * a)
-        cairo_move_to(cr, x + 24, labelY - (grabberBelow ? 10 : 0))
+        cairo_move_to(cr, x + 24, grabberBelow ? y + h - 30 : y + 44)
         cairo_show_text(cr, p.label.capitalizedFirst)
-        for r in 0..<rows {
-            let rowY = labelY + 14 + Double(r) * 68 - (grabberBelow ? 10 : 0)
-            roundedRectangle(cr, x + 16, rowY, w - 32, 56, 14)
-            cairo_set_source_rgba(cr, 1, 1, 1, 0.07 * a)
-            cairo_fill(cr)
-            roundedRectangle(cr, x + 28, rowY + 14, 28, 28, 8)
-            cairo_set_source_rgba(cr, accent.red, accent.green, accent.blue, 0.55 * a)
-            cairo_fill(cr)
-            roundedRectangle(cr, x + 68, rowY + 16, min(220, w - 120), 9, 4.5)
-            cairo_set_source_rgba(cr, 1, 1, 1, 0.32 * a)
-            cairo_fill(cr)
-            roundedRectangle(cr, x + 68, rowY + 32, min(140, w - 200), 8, 4)
-            cairo_set_source_rgba(cr, 1, 1, 1, 0.16 * a)
-            cairo_fill(cr)
-        }
         cairo_restore(cr)
     }
 
@@ -195,7 +203,7 @@ public struct OverlayPainter: Sendable {
             cairo_rotate(cr, -.pi / 2)
             length = width
         }
-        let d = Self.depth(i)
+        let d = Self.depth(i, extent: Self.extent(across: i.edge, width: width, height: height))
         let c = min(1, max(0, i.commit))
         let blocked: Bool
         let fingers: Int
@@ -220,8 +228,10 @@ public struct OverlayPainter: Sendable {
         cairo_fill(cr)
         cairo_pattern_destroy(glow)
 
-        // The bump: wider as it grows; a rubber band's is flatter and wider still.
-        let w = (blocked ? 1.3 : 1) * Self.halfLength * (0.55 + 0.45 * min(1, d / Self.depth))
+        // The bump: longer as it grows, and longer still as it reaches far out, so that it keeps its soft shape; a
+        // rubber band's is flatter and longer.
+        let w = (blocked ? 1.3 : 1) * Self.halfLength * (0.55 + 0.45 * min(1, d / Self.fullLengthDepth))
+            + 0.5 * max(0, d - Self.fullLengthDepth)
         cairo_move_to(cr, 0, -w)
         cairo_curve_to(cr, 0, -w * 0.42, d, -w * 0.40, d, 0)
         cairo_curve_to(cr, d, w * 0.40, 0, w * 0.42, 0, w)
@@ -230,7 +240,7 @@ public struct OverlayPainter: Sendable {
         cairo_fill(cr)
 
         // The knob, emerging from the edge: half hidden at first, whole once the bump is deep enough.
-        let r = blocked ? Self.blockedKnobRadius : Self.knobRadius * (1 + 0.08 * c)
+        let r = blocked ? Self.blockedKnobRadius : (fingers > 1 ? Self.multiFingerKnobRadius : Self.knobRadius) * (1 + 0.08 * c)
         let cx = d - r - (blocked ? 2 : 4 - 2 * c)
         cairo_arc(cr, cx + 1, 2, r + 1, 0, 2 * .pi)
         cairo_set_source_rgba(cr, 0, 0, 0, 0.20 * a)
@@ -245,7 +255,7 @@ public struct OverlayPainter: Sendable {
         cairo_set_line_width(cr, 3)
         cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
         cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
-        let lift = fingers > 1 ? -3.0 : 0
+        let lift = fingers > 1 ? -5.0 : 0
         if blocked {
             cairo_move_to(cr, cx - 5, lift)
             cairo_line_to(cr, cx + 5, lift)
@@ -256,18 +266,31 @@ public struct OverlayPainter: Sendable {
         }
         cairo_stroke(cr)
         if fingers > 1 {
+            // A dot per finger in a row under the chevron, readable at scale 1: 5.5 px across, 3 px apart at least.
             let n = min(fingers, 5)
+            let spacing = min(Self.dotSpacing, (r * 1.5) / Double(n - 1))
             for k in 0..<n {
-                let x = cx + (Double(k) - Double(n - 1) / 2) * 5.5
-                cairo_arc(cr, x, 10, 1.7, 0, 2 * .pi)
-                cairo_fill(cr)
+                let x = cx + (Double(k) - Double(n - 1) / 2) * spacing
+                cairo_new_sub_path(cr)
+                cairo_arc(cr, x, 10, Self.dotRadius, 0, 2 * .pi)
             }
+            cairo_fill(cr)
         }
         cairo_restore(cr)
     }
 
     private func mix(_ a: (Double, Double, Double), _ b: (Double, Double, Double), _ f: Double) -> (Double, Double, Double) {
         (a.0 + (b.0 - a.0) * f, a.1 + (b.1 - a.1) * f, a.2 + (b.2 - a.2) * f)
+    }
+}
+
+extension OverlayPainter {
+    /// Loads cairo (Sources/CCairo: it is not linked), once; the reason when it cannot be.
+    static func loadCairo() throws(WaylandError) {
+        var why = [CChar](repeating: 0, count: 512)
+        guard edgeswipe_cairo_load(&why, why.count) == 0 else {
+            throw WaylandError("the overlay draws with cairo: \(String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) (Debian: libcairo2)")
+        }
     }
 }
 
@@ -279,16 +302,20 @@ extension String {
     }
 }
 
-/// A frame drawn offscreen, into memory: what the tests look at, and what `--overlay-preview` writes as PNG.
+/// A frame drawn offscreen, into memory: what the painter's tests look at, and write as PNG to be looked at.
 public final class OverlayImage {
     public let width: Int
     public let height: Int
     private let surface: OpaquePointer
 
-    /// `frame` drawn on a transparent output of `width` × `height` logical pixels at integer `scale`.
-    public init(_ frame: OverlayFrame, painter: OverlayPainter = OverlayPainter(), width: Int, height: Int, scale: Int = 1) {
-        self.width = width * scale
-        self.height = height * scale
+    /// `frame` drawn on a transparent output of `width` × `height` logical pixels (1 to 8192) at integer `scale`
+    /// (1 to 4); an error when cairo cannot be loaded.
+    public init(_ frame: OverlayFrame, painter: OverlayPainter = OverlayPainter(), width: Int, height: Int, scale: Int = 1) throws(WaylandError) {
+        try OverlayPainter.loadCairo()
+        let scale = min(4, max(1, scale))
+        self.width = min(8192, max(1, width)) * scale
+        self.height = min(8192, max(1, height)) * scale
+        let width = self.width / scale, height = self.height / scale
         surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width * scale), Int32(height * scale))
         if let cr = cairo_create(surface) {
             cairo_scale(cr, Double(scale), Double(scale))

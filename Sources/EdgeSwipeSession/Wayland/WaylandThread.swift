@@ -28,6 +28,9 @@ public final class WaylandThread: KeySender, Sendable {
     /// Chords queued while they cannot be sent yet (no connection, no seat, a compositor that does not read): more
     /// are dropped, since keys pressed seconds late do the wrong thing.
     static let chordQueueLimit = 16
+    /// A chord that waited longer (no seat yet, a compositor that does not read or is gone) is dropped too: a back
+    /// key pressed seconds after its swipe would land on whatever the user does by then.
+    static let chordMaxAgeUS: UInt64 = 1_000_000
     /// Observations queued for the overlay between two turns of the thread: beyond, the overlay starts again from
     /// rest (a thread that falls this far behind is not drawing what is current anyway).
     static let observationQueueLimit = 8192
@@ -45,13 +48,20 @@ public final class WaylandThread: KeySender, Sendable {
     struct Inbox {
         var observations: [(EdgeSwipeClient.Observation, UInt64)] = []
         var overflowed = false
-        var chords: [(chord: KeyChord, rule: String)] = []
+        var chords: [Chord] = []
         var droppedChords = 0
         var settings: OverlaySettings?
         var keysWanted: Bool?
         /// Where the focused app goes (ForeignToplevels.swift), once asked.
         var focus: (@Sendable (String?) -> Void)?
         var stopping = false
+    }
+
+    /// A chord handed over, with when.
+    struct Chord: Sendable {
+        var chord: KeyChord
+        var rule: String
+        var queuedUS: UInt64
     }
 
     /// What the thread tells the others (read by the log at exit and the tests).
@@ -105,18 +115,21 @@ public final class WaylandThread: KeySender, Sendable {
         running?.join()
     }
 
-    /// One observation of the daemon client, for the overlay: queued, the thread woken.
+    /// One observation of the daemon client, for the overlay: queued, the thread woken. Only the first of a burst
+    /// writes to the wake-up pipe: the thread takes the whole queue at once, so a busy stream costs the event loop a
+    /// lock and an append per line, not a system call.
     public func handle(_ observation: EdgeSwipeClient.Observation) {
         let now = MonotonicClock.now().microseconds
-        inbox.withLockedValue { box in
+        let first = inbox.withLockedValue { box -> Bool in
             guard box.observations.count < Self.observationQueueLimit else {
                 box.overflowed = true
                 box.observations.removeAll(keepingCapacity: true)
-                return
+                return false
             }
             box.observations.append((observation, now))
+            return box.observations.count == 1
         }
-        wake.wake()
+        if first { wake.wake() }
     }
 
     public func send(_ chord: KeyChord, rule: String) {
@@ -125,7 +138,7 @@ public final class WaylandThread: KeySender, Sendable {
                 box.droppedChords += 1
                 return true
             }
-            box.chords.append((chord, rule))
+            box.chords.append(Chord(chord: chord, rule: rule, queuedUS: MonotonicClock.now().microseconds))
             return false
         }
         if !dropped { wake.wake() }
@@ -179,7 +192,7 @@ private struct Owner {
     var focus: (@Sendable (String?) -> Void)?
     var saidFocus: String?
     var keymap: Result<KeymapResolver, WaylandError>?
-    var chords: [(chord: KeyChord, rule: String)] = []
+    var chords: [WaylandThread.Chord] = []
     /// What was said last, so that each thing is said once (a reconnection to the same compositor says nothing new).
     var saidKeys: String?
     var saidOverlay: String?
@@ -364,7 +377,8 @@ private struct Owner {
         }
         // Said once per stall, when the compositor takes requests again.
         if droppedChords > 0, !connection.hasUnsentRequests {
-            logger.warning("keys: \(droppedChords) key chord\(droppedChords == 1 ? "" : "s") dropped: more than \(WaylandThread.chordQueueLimit) waited for a compositor that did not take them")
+            logger.warning(
+                "keys: \(droppedChords) key chord\(droppedChords == 1 ? "" : "s") dropped: the compositor did not take them within \(WaylandThread.chordMaxAgeUS / 1_000_000) s, or more than \(WaylandThread.chordQueueLimit) waited")
             droppedChords = 0
         }
         publishOverlay(thread)
@@ -426,15 +440,19 @@ private struct Owner {
     /// connection), refuses them when none can.
     private mutating func pressChords(_ link: Link) {
         guard !chords.isEmpty else { return }
+        let now = MonotonicClock.now().microseconds
+        let fresh = chords.filter { now - min(now, $0.queuedUS) <= WaylandThread.chordMaxAgeUS }
+        droppedChords += chords.count - fresh.count
+        chords = fresh
         guard let keys = link.keys else {
             if case .unavailable(let why)? = link.keyChoice {
-                for (chord, rule) in chords { refuse(rule, "cannot send \(chord): \(why)") }
+                for c in chords { refuse(c.rule, "cannot send \(c.chord): \(why)") }
                 chords.removeAll()
             }
             return
         }
-        for (chord, rule) in chords {
-            do { try keys.press(chord) } catch { refuse(rule, "cannot send \(chord): \(error)") }
+        for c in chords {
+            do { try keys.press(c.chord) } catch { refuse(c.rule, "cannot send \(c.chord): \(error)") }
         }
         chords.removeAll()
     }
