@@ -1,6 +1,6 @@
 # Builds and installs EdgeSwipe. `make install` honours PREFIX and DESTDIR, e.g.
 #   make install DESTDIR=/tmp/pkg PREFIX=/usr
-# `make deb` builds the Debian package (scripts/package; debian/README.source).
+# `make deb` builds the Debian package (scripts/package.sh; debian/README.source).
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
@@ -32,7 +32,7 @@ APPLICATIONSDIR ?= $(PREFIX)/share/applications
 #
 # With the toolchain's lld (docs/PERFORMANCE.md, "Memory", has the measurements):
 # - the functions the daemon runs are placed together (the list is packaging/edgeswiped.symbol-order, which
-#   scripts/symbol-order writes): the kernel maps code in 64 KB windows around each page touched, so scattered
+#   scripts/symbol-order.sh writes): the kernel maps code in 64 KB windows around each page touched, so scattered
 #   functions kept most of the code resident. The linker moves sections, not functions, and swiftc puts a whole
 #   file's functions in one `.text` unless told otherwise: `-function-sections` gives each its own (the toolchain's
 #   prebuilt runtime libraries are what they are);
@@ -62,9 +62,9 @@ ifneq ($(filter /%,$(STATIC_CXX_ARCHIVE)),)
   LINK_FLAGS += -Xlinker -L$(STATIC_CXX_DIR)
 endif
 SWIFT_BUILD_FLAGS ?= --static-swift-stdlib $(LINK_FLAGS)
-# release is what users run; debian/rules passes debug for DEB_BUILD_OPTIONS=noopt (scripts/e2e-qemu's package).
+# release is what users run; debian/rules passes debug for DEB_BUILD_OPTIONS=noopt (scripts/e2e-qemu.sh's package).
 CONFIGURATION ?= release
-# SwiftPM's build folder, when not .build (scripts/e2e-qemu keeps its static builds apart).
+# SwiftPM's build folder, when not .build (scripts/e2e-qemu.sh keeps its static builds apart).
 SCRATCH_PATH ?=
 # More `swift build` options, e.g. debian/rules' --disable-automatic-resolution: the package builds offline.
 SWIFT_EXTRA_FLAGS ?=
@@ -88,7 +88,7 @@ TOOLDIR = $(SCRATCH_DIR)/installed-tools
 list_linked = linked=" $$($(BIN)/$(MULTICALL) --list | tr '\n' ' ') "
 SYSTEM_UNITS := $(notdir $(wildcard systemd/*.service systemd/*.socket))
 USER_UNITS := $(notdir $(wildcard systemd/user/*.service systemd/user/*.socket))
-# The manual pages scripts/man writes: daemons' in section 8, the commands' in section 1 (the file says which).
+# The manual pages scripts/man.sh writes: daemons' in section 8, the commands' in section 1 (the file says which).
 MANOUT = $(SCRATCH_DIR)/man
 # Manual pages dated by the package's changelog when there is one (reproducible builds), else today.
 MANDATE = $(if $(SOURCE_DATE_EPOCH),$(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%d))
@@ -104,7 +104,7 @@ GNOME_SHELL_EXTENSIONDIR ?= $(PREFIX)/share/gnome-shell/extensions
 GNOME_SHELL_EXTENSION_UUID := edgeswipe@edgeswipe.invalid
 
 # The flags of the build that `make install` ships, for scripts that build or measure the same binary
-# (scripts/bench, scripts/e2e-qemu).
+# (scripts/bench.sh, scripts/e2e-qemu.sh).
 print-swift-build-flags:
 	@echo $(SWIFT_BUILD_FLAGS)
 
@@ -132,19 +132,19 @@ tools: installed
 	done
 
 # Manual pages come from the command-line definitions: swift-argument-parser's generate-manual reads each built
-# tool's --experimental-dump-help (scripts/man; docs/man/ holds the same pages for a clone). It is a target of that
+# tool's --experimental-dump-help (scripts/man.sh; docs/man/ holds the same pages for a clone). It is a target of that
 # package, not a product, so it is built as its own root package, from the checkout SwiftPM already has, for this
 # machine only (its plugin would first build every product again, without our flags).
 SCRATCH_DIR = $(or $(SCRATCH_PATH),.build)
 man: tools
 	rm -rf $(MANOUT)
-	SCRATCH_DIR=$(SCRATCH_DIR) SWIFT=$(SWIFT) scripts/man $(TOOLDIR) $(MANOUT) $(MANDATE)
+	SCRATCH_DIR=$(SCRATCH_DIR) SWIFT=$(SWIFT) scripts/man.sh $(TOOLDIR) $(MANOUT) $(MANDATE)
 
 test:
 	scripts/test
 
 deb:
-	scripts/package
+	scripts/package.sh
 
 install-gnome-extension:
 	gnome-shell-extension/build $(GNOME_SHELL_EXTENSION_FORMAT) $(DESTDIR)$(GNOME_SHELL_EXTENSIONDIR)
@@ -173,7 +173,7 @@ install: installed man install-gnome-extension
 	install -m 0644 udev/71-edgeswipe.rules $(DESTDIR)$(UDEVDIR)/
 	install -m 0644 packaging/edgeswipe.sysusers $(DESTDIR)$(SYSUSERSDIR)/edgeswipe.conf
 	[ -e $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml ] || \
-		{ scripts/system-config > $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml && \
+		{ scripts/system-config.sh > $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml && \
 		  chmod 0644 $(DESTDIR)$(SYSCONFDIR)/edgeswipe/edgeswipe.toml; }
 	for product in $(TOOLS); do \
 		page=$$(ls $(MANOUT)/$$product.[18]) && section=$${page##*.} && \

@@ -1,6 +1,7 @@
-/* The floor of scripts/session-bench: the least a client can do between the daemon's line and the compositor's
-   socket. It reads the daemon's stream and, for each line that completes a transition, writes one fixed sway
-   RUN_COMMAND frame: no decoding, no rules, no event loop. Built by scripts/session-bench with cc -O2. */
+/* The floor of edgeswipe-bench's session section (Sources/edgeswipe-bench/SessionSection.swift): the least a client
+   can do between the daemon's line and the compositor's socket. It reads the daemon's stream and, for each line that
+   completes a transition, writes one fixed sway RUN_COMMAND frame: no decoding, no rules, no event loop. The bench
+   builds it with cc -O2. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

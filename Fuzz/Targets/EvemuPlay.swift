@@ -1,5 +1,5 @@
 // libFuzzer target: evemu text that parses, played through the recording player and an engine with the stream
-// invariants of EngineStreamCheck. Inputs are capped (scripts/fuzz: -max_len) at a few swipes' worth of events:
+// invariants of EngineStreamCheck. Inputs are capped (scripts/fuzz.sh: -max_len) at a few swipes' worth of events:
 // longer recordings only repeat what a swipe already explores, and each one costs a whole engine run.
 import EdgeSwipeCore
 import EdgeSwipeInput

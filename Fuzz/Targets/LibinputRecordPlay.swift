@@ -1,5 +1,5 @@
 // libFuzzer target: `libinput record` YAML that parses, played through the recording player and an engine with the
-// stream invariants of EngineStreamCheck. Inputs are capped (scripts/fuzz: -max_len) at a few swipes' worth.
+// stream invariants of EngineStreamCheck. Inputs are capped (scripts/fuzz.sh: -max_len) at a few swipes' worth.
 import EdgeSwipeCore
 import EdgeSwipeInput
 import EdgeSwipeRecordings

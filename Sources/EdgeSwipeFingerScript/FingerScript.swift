@@ -2,7 +2,7 @@ public import EdgeSwipeCore
 
 /// Scripted fingers: data, not code. The one way EdgeSwipe writes synthetic touches, for the core's tests, the
 /// input layer's evdev rendering (the demo recording, decoder tests), the daemon's tests, the benchmarks and,
-/// through the same JSON description (``Stroke``), `scripts/e2e/make-scenarios`.
+/// through the same JSON description (``Stroke``), `scripts/e2e/make-scenarios.py`.
 ///
 /// A script is a list of samples: a finger (its slot) landing, moving or lifting at a time, at a position in the
 /// device's own units, unrounded. Time comes from the script, so nothing sleeps. Two views of it exist:
@@ -168,7 +168,7 @@ public enum Easing: String, Hashable, Sendable, Codable, CaseIterable {
     /// `p²`: speeds up, fastest on arrival.
     case easeIn = "ease-in"
 
-    /// The fraction of the way at time fraction `p` (0...1). Written as `scripts/e2e/make-scenarios` writes it,
+    /// The fraction of the way at time fraction `p` (0...1). Written as `scripts/e2e/make-scenarios.py` writes it,
     /// operation for operation, so that both give the same doubles.
     public func value(_ p: Double) -> Double {
         switch self {
@@ -180,7 +180,7 @@ public enum Easing: String, Hashable, Sendable, Codable, CaseIterable {
 }
 
 /// One finger's stroke: it lands, moves through straight segments, rests and lifts (or stays down). The unit of
-/// the scenario description that `scripts/e2e/make-scenarios` reads too (`scripts/e2e/scenarios.json`), so the
+/// the scenario description that `scripts/e2e/make-scenarios.py` reads too (`scripts/e2e/scenarios.json`), so the
 /// fields and their JSON names are the contract between the two.
 public struct Stroke: Hashable, Sendable, Codable {
     /// A straight segment, sampled `frames` times: sample `i` (1...frames) at `i × duration / frames`

@@ -3,7 +3,7 @@ public import EdgeSwipeInput
 public import EdgeSwipeFingerScript
 
 /// The kernel's events for scripted fingers, as an MT protocol B device sends them: the events the demo
-/// recording, the benchmarks' synthetic stream and the tests' recordings are made of. `scripts/e2e/make-scenarios`
+/// recording, the benchmarks' synthetic stream and the tests' recordings are made of. `scripts/e2e/make-scenarios.py`
 /// follows the same rules, event for event (a test compares them).
 ///
 /// Per instant of the script, one frame:

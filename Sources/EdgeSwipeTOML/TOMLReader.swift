@@ -580,7 +580,7 @@ public struct TOMLReader {
         let plain = String(decoding: token.filter { $0 != UInt8(ascii: "_") }, as: UTF8.self)
         guard let x = Double(plain) else { throw bad("out of range") }
         // A literal past binary64's range would read as infinity, silently: `inf` is how TOML spells that, so a
-        // number that overflows is refused like an integer past 64 bits (found by `scripts/fuzz config`: toml++
+        // number that overflows is refused like an integer past 64 bits (found by `scripts/fuzz.sh config`: toml++
         // refuses it too). One that underflows reads as 0, as in toml++.
         guard x.isFinite else { throw bad("out of the 64-bit float range (write inf for infinity)") }
         return .float(x)

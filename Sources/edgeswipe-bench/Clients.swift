@@ -1,3 +1,4 @@
+import EdgeSwipeBenchSupport
 import EdgeSwipeSystem
 import Foundation
 import Glibc
@@ -140,7 +141,6 @@ final class ReaderThread: @unchecked Sendable {
     private static let lifecyclePrefix = Array(#"{"type":"lifecycle""#.utf8)
     private static let notProgress = Array(#""progress":false"#.utf8)
     private static let goodbyePrefix = Array(#"{"type":"goodbye""#.utf8)
-    private static let timeKey = Array(#""time_us":"#.utf8)
 
     private func handle(line: ArraySlice<UInt8>, client i: Int, at now: UInt64) {
         lines += 1
@@ -152,10 +152,10 @@ final class ReaderThread: @unchecked Sendable {
             return
         }
         let gesture = line.starts(with: Self.gesturePrefix)
-        if (gesture || line.starts(with: Self.transitionPrefix)) && Self.find(Self.notProgress, in: line) != nil {
+        if (gesture || line.starts(with: Self.transitionPrefix)) && LineBytes.find(Self.notProgress, in: line) != nil {
             clients[i].essential += 1
         }
-        guard gesture, let time = Self.timeUS(in: line) else { return }
+        guard gesture, let time = LineBytes.timeUS(in: line) else { return }
         gestureLines += 1
         if now >= time {
             samples.append(Int32(clamping: now - time))
@@ -163,36 +163,6 @@ final class ReaderThread: @unchecked Sendable {
             negative += 1
             samples.append(0)
         }
-    }
-
-    /// Where `key` starts in `line`, if it does.
-    static func find(_ key: [UInt8], in line: ArraySlice<UInt8>) -> Int? {
-        var i = line.startIndex
-        let last = line.endIndex - key.count
-        while i <= last {
-            if line[i] == key[0] && line[i..<(i + key.count)].elementsEqual(key) { return i }
-            i += 1
-        }
-        return nil
-    }
-
-    /// The value of `"time_us":` in a line, without a JSON parser (the field is an unsigned integer).
-    static func timeUS(in line: ArraySlice<UInt8>) -> UInt64? {
-        let key = timeKey
-        if let i = find(key, in: line) {
-            do {
-                var j = i + key.count
-                var value: UInt64 = 0
-                var digits = 0
-                while j < line.endIndex, line[j] >= 48, line[j] <= 57 {
-                    value = value &* 10 &+ UInt64(line[j] - 48)
-                    j += 1
-                    digits += 1
-                }
-                return digits > 0 ? value : nil
-            }
-        }
-        return nil
     }
 }
 

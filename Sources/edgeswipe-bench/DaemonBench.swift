@@ -27,6 +27,8 @@ final class DaemonBench {
     /// How the measured daemon links the Swift runtime ("static" or "dynamic"), from its mappings.
     private(set) var swiftRuntime: String?
     var notes: [String] = []
+    /// Captures so far (each daemon started for one has files of its own).
+    private var captures = 0
 
     /// Passed to every daemon started for latency.
     let extraArguments: [String]
@@ -67,7 +69,7 @@ final class DaemonBench {
             if line.starts(with: Array(#"{"type":"lifecycle""#.utf8)) {
                 essential += 1
             } else if line.starts(with: Array(#"{"type":"gesture""#.utf8)) || line.starts(with: Array(#"{"type":"transition""#.utf8)),
-                ReaderThread.find(Array(#""progress":false"#.utf8), in: line) != nil {
+                LineBytes.find(Array(#""progress":false"#.utf8), in: line) != nil {
                 essential += 1
             }
         }
@@ -117,6 +119,46 @@ final class DaemonBench {
     private func tail(_ name: String) -> String {
         let text = (try? String(contentsOfFile: scratch.file("\(name).log"), encoding: .utf8)) ?? ""
         return text.split(separator: "\n").suffix(5).joined(separator: " | ")
+    }
+
+    // MARK: - Captured streams
+
+    /// The real daemon's lines for `recording` (its hello first), read by one client from connection to goodbye:
+    /// what the client benches' stand-in daemons replay (``SessionSection``, ``OverlaySection``). `speed` is the
+    /// daemon's `--speed` (nil: recorded speed, so that `time_us` keeps the finger's own pacing).
+    func capture(_ recording: String, speed: Double? = nil, timeout: Double = 120) throws -> [[UInt8]] {
+        let name = "capture\(captures)"
+        captures += 1
+        let socketPath = scratch.file("\(name).sock")
+        let (child, notify, _, _) = try start(name, [
+            "--replay", recording, "--wait-for-clients", "1", "--socket", socketPath, "--log-level", "warning",
+        ] + (speed.map { ["--speed", String($0)] } ?? []), limit: timeout)
+        defer { child.stop() }
+        guard notify.waitForReady(timeout: 20) != nil else {
+            throw BenchError("edgeswiped sent no READY=1 within 20 s for the capture of \(recording): \(tail(name))")
+        }
+        let fd = try connectUnix(socketPath)
+        defer { close(fd) }
+        let bytes = readUntilClosed(fd, timeout: timeout)
+        let lines = bytes.split(separator: UInt8(ascii: "\n")).map { Array($0) }
+        guard let first = lines.first, first.starts(with: Array(#"{"type":"hello""#.utf8)) else {
+            throw BenchError("the capture of \(recording) did not start with a hello (\(lines.count) lines): \(tail(name))")
+        }
+        return lines
+    }
+
+    /// A daemon replaying `recording` with `arguments` (its `--loop`, `--speed`, `--wait-for-clients`), ready, on a
+    /// socket of its own; stopped by the caller (and by itself after `limit` seconds).
+    func stream(_ recording: String, arguments: [String], limit: Double) throws -> (child: ChildProcess, socket: String) {
+        let name = "stream\(captures)"
+        captures += 1
+        let socketPath = scratch.file("\(name).sock")
+        let (child, notify, _, _) = try start(name, ["--replay", recording, "--socket", socketPath, "--log-level", "warning"] + arguments, limit: limit)
+        guard notify.waitForReady(timeout: 20) != nil else {
+            child.stop()
+            throw BenchError("edgeswiped sent no READY=1 within 20 s: \(tail(name))")
+        }
+        return (child, socketPath)
     }
 
     // MARK: - Start-up

@@ -15,12 +15,14 @@ import Glibc
 struct EdgeSwipeBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edgeswipe-bench",
-        abstract: "Measures edgeswiped: pipeline throughput, latency to 1-1000 clients, idle cost, memory, start-up, allocations.",
+        abstract: "Measures edgeswiped (pipeline throughput, latency to 1-1000 clients, idle cost, memory, start-up, allocations) and its clients.",
         discussion: """
             Runs the pipeline in-process on the real recordings (../shared/recordings, when present) and a \
             synthetic 10-finger 240 Hz stream; starts the real edgeswiped (next to this binary, or --daemon) with \
-            --replay on Unix sockets in a temp dir for the latency, idle, memory and start-up figures. Takes about \
-            four minutes (latency in three rounds, each with its floors). See docs/PERFORMANCE.md.
+            --replay on Unix sockets in a temp dir for the latency, idle, memory and start-up figures; and the real \
+            clients (next to the daemon, or --clients-dir) for the session, overlay and web sections, each beside \
+            its floor: a bare C client, the compositor's frame interval on headless sway, socat. Takes about eight \
+            minutes (latency in three rounds, each with its floors; the clients about four). See docs/PERFORMANCE.md.
             """)
 
     @Flag(name: .long, help: "Print one JSON object on stdout (progress goes to stderr).")
@@ -29,7 +31,7 @@ struct EdgeSwipeBench: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Folder of recordings (default: ../shared/recordings above the working directory or this binary).", valueName: "dir"))
     var recordings: String?
 
-    @Option(name: .long, help: ArgumentHelp("The edgeswiped binary (default: the one next to this binary; `make install` ships the static build, so build the bench with --static-swift-stdlib, as scripts/bench does, or pass that binary here). rss_mb says which binary it measured and how it links the Swift runtime.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The edgeswiped binary (default: the one next to this binary; `make install` ships the static build, so build the bench with --static-swift-stdlib, as scripts/bench.sh does, or pass that binary here). rss_mb says which binary it measured and how it links the Swift runtime.", valueName: "path"))
     var daemon: String?
 
     @Option(name: .long, help: "Passes over the recordings for pipeline_events_per_s (the median is reported).")
@@ -68,7 +70,31 @@ struct EdgeSwipeBench: ParsableCommand {
     @Option(name: .long, help: "Start-ups measured for startup_ms (the median is reported).")
     var startupRuns = 10
 
-    @Option(name: .long, parsing: .upToNextOption, help: "Run only these sections: pipeline, encoders, allocs, swipes, startup, idle, latency.")
+    @Option(name: .long, help: ArgumentHelp("Where edgeswipe-session and edgeswipe-web are, for the client sections (default: next to the daemon).", valueName: "dir"))
+    var clientsDir: String?
+
+    @Option(name: .long, help: "session: swipes to each client in each round.")
+    var sessionGestures = 200
+
+    @Option(name: .long, help: "session: rounds, each the floor client and then edgeswipe-session.")
+    var sessionRounds = 3
+
+    @Option(name: .long, help: "session: seconds connected and quiet, for its wake-ups.")
+    var sessionIdleSeconds: Double = 5
+
+    @Option(name: .long, help: "overlay: seconds of continuous swiping on headless sway.")
+    var overlaySeconds: Double = 20
+
+    @Option(name: .long, help: "overlay: seconds quiet after the swiping, for its wake-ups.")
+    var overlayIdleSeconds: Double = 10
+
+    @Option(name: .long, help: "web: seconds of streaming for each tab count.")
+    var webSeconds: Double = 20
+
+    @Option(name: .long, parsing: .upToNextOption, help: "web: the tab counts (0 measures the floor and the daemon alone; the bridge serves at most 64).")
+    var webTabs: [Int] = [1, 64]
+
+    @Option(name: .long, parsing: .upToNextOption, help: "Run only these sections: pipeline, encoders, allocs, swipes, startup, idle, latency, session, overlay, web.")
     var only: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("For callgrind: run one stage (decode, engine, encode, pipeline, steady, setup) and exit.", valueName: "stage"))
@@ -81,7 +107,7 @@ struct EdgeSwipeBench: ParsableCommand {
     var writeRecording: String?
 
     func validate() throws {
-        let sections: Set<String> = ["pipeline", "encoders", "allocs", "swipes", "startup", "idle", "latency"]
+        let sections: Set<String> = ["pipeline", "encoders", "allocs", "swipes", "startup", "idle", "latency", "session", "overlay", "web"]
         for s in only where !sections.contains(s) { throw ValidationError("--only takes \(sections.sorted().joined(separator: ", ")) (got \(s))") }
         guard passes >= 1, passes <= 100 else { throw ValidationError("--passes must be 1...100") }
         guard clients.allSatisfy({ $0 >= 1 && $0 <= 5000 }) else { throw ValidationError("--clients must be 1...5000") }
@@ -91,6 +117,13 @@ struct EdgeSwipeBench: ParsableCommand {
         guard events > 0, events <= 100_000_000 else { throw ValidationError("--events must be 1...100000000") }
         guard rounds >= 1, rounds <= 50 else { throw ValidationError("--rounds must be 1...50") }
         if let helloProbeMs, !(1...10_000).contains(helloProbeMs) { throw ValidationError("--hello-probe-ms must be 1...10000") }
+        guard (1...10_000).contains(sessionGestures), (1...50).contains(sessionRounds) else {
+            throw ValidationError("--session-gestures must be 1...10000 and --session-rounds 1...50")
+        }
+        guard [sessionIdleSeconds, overlaySeconds, overlayIdleSeconds, webSeconds].allSatisfy({ $0 > 0 && $0 <= 600 }) else {
+            throw ValidationError("--session-idle-seconds, --overlay-seconds, --overlay-idle-seconds and --web-seconds must be in (0, 600]")
+        }
+        guard !webTabs.isEmpty, webTabs.allSatisfy({ (0...64).contains($0) }) else { throw ValidationError("--web-tabs must be 0...64 (the bridge serves at most 64 tabs)") }
     }
 
     func run() throws {
@@ -179,7 +212,7 @@ struct EdgeSwipeBench: ParsableCommand {
             details.append(("swipes", w))
         }
 
-        let needsDaemon = wants("latency") || wants("idle") || wants("startup")
+        let needsDaemon = wants("latency") || wants("idle") || wants("startup") || wants("session") || wants("overlay") || wants("web")
         if needsDaemon {
             let limit = raiseFileLimit()
             let path = daemon ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -357,6 +390,7 @@ struct EdgeSwipeBench: ParsableCommand {
                 }
                 details.append(("startup", s))
             }
+            try measureClients(daemon: bench, wants: wants, report: &report, details: &details, notes: &notes, log: log)
             notes += bench.notes
         }
 

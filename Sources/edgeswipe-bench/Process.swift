@@ -198,6 +198,11 @@ struct ProcSample {
             rssFileKB: field(status, "RssFile:") ?? 0, pssKB: field(rollup, "Pss:") ?? 0, threads: threads)
     }
 
+    /// One `Key:` field of `/proc/PID/status` (kB for memory), without a whole sample.
+    static func statusField(pid: pid_t, _ key: String) -> Int? {
+        field((try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? "", key)
+    }
+
     private static func syscallName(_ path: String) -> String {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),
             let first = text.split(separator: " ").first?.trimmingCharacters(in: .whitespacesAndNewlines)

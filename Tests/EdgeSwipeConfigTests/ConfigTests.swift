@@ -11,7 +11,7 @@ struct ConfigTests {
     @Test("the embedded default is config/default.toml, and is the core's default")
     func embeddedDefault() throws {
         let shipped = try String(contentsOf: Self.packageRoot.appendingPathComponent("config/default.toml"), encoding: .utf8)
-        #expect(DefaultConfiguration.toml + "\n" == shipped, "run scripts/embed-default-config")
+        #expect(DefaultConfiguration.toml + "\n" == shipped, "run scripts/embed-default-config.sh")
         let settings = try ConfigParser.parse(DefaultConfiguration.toml, file: "default.toml")
         #expect(settings.engine == EngineConfiguration.default)
         #expect(settings.daemon == DaemonSettings())
@@ -222,7 +222,7 @@ struct ConfigTests {
         #expect(settings.warnings.map(\.line) == [5])
         #expect(settings.warnings.first?.description.hasPrefix("two.toml:5: warning: libinput makes two fingers on a touchpad scroll") == true)
         // The warning is about what the binding means, so the effective configuration (`--check-config`'s output)
-        // earns it again, at the rendered binding's line, with the same settings (found by `scripts/fuzz config`,
+        // earns it again, at the rendered binding's line, with the same settings (found by `scripts/fuzz.sh config`,
         // whose round trip expected every warning to go; it now expects no new one).
         let rendered = settings.renderTOML()
         let again = try ConfigParser.parse(rendered, file: "rendered.toml")

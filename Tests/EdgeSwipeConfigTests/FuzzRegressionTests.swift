@@ -3,7 +3,7 @@ import Testing
 @testable import EdgeSwipeConfig
 import EdgeSwipeTOML
 
-/// Inputs `scripts/fuzz config` found, kept in Fuzz/Regressions/config. Each one crashed the process when TOMLKit
+/// Inputs `scripts/fuzz.sh config` found, kept in Fuzz/Regressions/config. Each one crashed the process when TOMLKit
 /// read the configuration: toml++ asserts (abort) on a table header that does not start with a key, and TOMLKit
 /// stopped reading at a NUL byte, accepting the truncated file. Our reader makes each an error with its line and
 /// column. `key-of-129-dotted-parts.toml` crashed only the harness: its differential check took our reader's

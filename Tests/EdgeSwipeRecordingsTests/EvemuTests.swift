@@ -120,7 +120,7 @@ struct ParseErrorCase: CustomTestStringConvertible, Sendable {
         #expect(text.contains("E: 0.010001 0003 0039 -001\t# EV_ABS / ABS_MT_TRACKING_ID\n"))
     }
 
-    /// Found by `scripts/fuzz evemu-parse` (Fuzz/Regressions/evemu/axis-code-past-a-byte.evemu): the writer cut an
+    /// Found by `scripts/fuzz.sh evemu-parse` (Fuzz/Regressions/evemu/axis-code-past-a-byte.evemu): the writer cut an
     /// axis code to its low byte, so axis 0x12f came back as 0x2f (ABS_MT_SLOT).
     @Test func anAxisCodePastOneByteIsWrittenWhole() throws {
         let text = "# EVEMU 1.3\nN: Wide Axis\nI: 0003 0001 0002 0003\nA: 35 0 4095 0 0 10\nA: 12f 0 4 0 0 0\nE: 0.000000 0000 0000 0\n"

@@ -11,7 +11,7 @@ import Testing
 /// (`Fuzz/Regressions/`) are replayed here too.
 @Suite("Fuzzing corpus and regressions: recordings")
 struct FuzzCorpusTests {
-    /// The seeds of a folder: every file but the `found-*` inputs `scripts/fuzz --merge` folded in from long runs,
+    /// The seeds of a folder: every file but the `found-*` inputs `scripts/fuzz.sh --merge` folded in from long runs,
     /// which reach new code and need not parse (`found: true` gives those alone).
     static func files(_ folder: String, found: Bool = false) -> [URL] {
         let url = Fixtures.packageRoot.appendingPathComponent(folder)

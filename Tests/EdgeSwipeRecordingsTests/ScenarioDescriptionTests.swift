@@ -7,7 +7,7 @@ import EdgeSwipeTestSupport
 import Foundation
 import Testing
 
-/// `scripts/e2e/scenarios.json` is the one description of the e2e recordings. `scripts/e2e/make-scenarios`
+/// `scripts/e2e/scenarios.json` is the one description of the e2e recordings. `scripts/e2e/make-scenarios.py`
 /// (Python, run in the qemu harness) and the Swift library (`EdgeSwipeFingerScript` and `EvdevScriptRenderer`)
 /// must make the same swipes from it: the same device descriptions and the same events.
 @Suite("One description, two renderers: make-scenarios and the finger-script library agree")
@@ -31,7 +31,7 @@ struct ScenarioDescriptionTests {
     }
 
     static let descriptionPath = Fixtures.packageRoot.appendingPathComponent("scripts/e2e/scenarios.json").path
-    static let maker = Fixtures.packageRoot.appendingPathComponent("scripts/e2e/make-scenarios").path
+    static let maker = Fixtures.packageRoot.appendingPathComponent("scripts/e2e/make-scenarios.py").path
 
     static let codes: [String: UInt16] = [
         "ABS_X": EvdevAbs.x, "ABS_Y": EvdevAbs.y, "ABS_MT_SLOT": EvdevAbs.mtSlot, "ABS_MT_POSITION_X": EvdevAbs.mtPositionX,

@@ -8,7 +8,7 @@ import Testing
 @testable import EdgeSwipeSession
 
 /// KWin's shortcuts and GNOME Shell's overview, against a real private dbus-daemon with python3-dbusmock's KWin and
-/// GNOME Shell stand-ins (`scripts/seat-bus-mock kwin shell`).
+/// GNOME Shell stand-ins (`scripts/seat-bus-mock.py kwin shell`).
 @Suite("D-Bus effects: KWin and GNOME Shell on a private bus", .serialized, .enabled(if: MockSeatBus.isAvailable, "dbus-daemon or python3-dbusmock is missing"))
 struct DesktopBusTests {
     static func firing(_ effect: Effect, name: String) -> Firing {

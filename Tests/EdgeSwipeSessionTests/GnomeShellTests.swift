@@ -10,7 +10,7 @@ import Testing
 @testable import EdgeSwipeSession
 
 /// The session's GNOME backend against a stand-in of EdgeSwipe's extension on a real private dbus-daemon
-/// (`scripts/seat-bus-mock shell`, then `extension`: python3-dbusmock serving org.edgeswipe.Shell1 on the name
+/// (`scripts/seat-bus-mock.py shell`, then `extension`: python3-dbusmock serving org.edgeswipe.Shell1 on the name
 /// org.gnome.Shell and recording each call). The real shell is GnomeShellExtensionTests'.
 @Suite("GNOME: live rules, keys and focus through the extension's D-Bus API", .serialized,
        .enabled(if: MockSeatBus.isAvailable, "dbus-daemon or python3-dbusmock is missing"))

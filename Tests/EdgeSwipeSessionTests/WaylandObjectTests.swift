@@ -1,4 +1,3 @@
-import CWayland
 import EdgeSwipeSystem
 import Glibc
 import Testing

@@ -1,5 +1,5 @@
 // TOMLKit (toml++ 3.4) as the oracle our TOML reader is checked against: by the tests (TOMLOracleTests.swift)
-// and by the `config` fuzz target (scripts/fuzz compiles this file into it). It holds no test framework code.
+// and by the `config` fuzz target (scripts/fuzz.sh compiles this file into it). It holds no test framework code.
 import EdgeSwipeTOML
 import TOMLKit
 
@@ -29,7 +29,7 @@ enum TOMLKitOracle {
     /// Whether a time in `v` is a leap second (`23:59:60`): TOML's grammar allows second 60 (RFC 3339's leap
     /// second, `time-second ; 00-58, 00-59, 00-60` in toml.abnf) and our reader reads it; toml++ refuses it
     /// ("expected second between 0 and 59"), so the two cannot be compared there (TOMLOracleTests' departures;
-    /// found by `scripts/fuzz config`).
+    /// found by `scripts/fuzz.sh config`).
     static func holdsLeapSecond(_ v: EdgeSwipeTOML.TOMLValue) -> Bool {
         switch v {
         case .localTime(let t): t.second == 60
@@ -84,7 +84,7 @@ enum TOMLKitOracle {
     }
 }
 
-// What toml++ cannot be handed safely, found by `scripts/fuzz config` when TOMLKit read the configuration (our
+// What toml++ cannot be handed safely, found by `scripts/fuzz.sh config` when TOMLKit read the configuration (our
 // reader refuses all of it with its place; Fuzz/Regressions/config):
 //
 // - A table header whose name starts with anything but a bare-key character or a quote (`[#]`, `[.]`, `[=]`,
@@ -111,7 +111,7 @@ enum TOMLPrecheck {
         /// The open `[` (arrays) and `{` (inline tables) of the value being read, innermost last.
         var open: [Unicode.Scalar] = []
         // toml++ skips a byte order mark at the start, so a header right after it is at the start of a line too
-        // (`\u{FEFF}[?` aborted it: found by `scripts/fuzz config`).
+        // (`\u{FEFF}[?` aborted it: found by `scripts/fuzz.sh config`).
         var i = scalars.first == "\u{FEFF}" ? 1 : 0
         func at(_ offset: Int) -> Unicode.Scalar? { i + offset < scalars.count ? scalars[i + offset] : nil }
         func isBareKey(_ c: Unicode.Scalar) -> Bool {

@@ -173,7 +173,7 @@ struct TOMLOracleTests {
 
     /// A leap second: TOML's grammar allows second 60 (toml.abnf: `time-second = 2DIGIT ; 00-58, 00-59, 00-60
     /// based on leap second rules`), toml++ refuses it. We follow the spec, and the fuzz harness's differential
-    /// check knows the departure (found by `scripts/fuzz config`: `At= 05:40:60`).
+    /// check knows the departure (found by `scripts/fuzz.sh config`: `At= 05:40:60`).
     @Test("a leap second is read, as TOML allows; toml++ refuses it", arguments: [
         ("t = 23:59:60\n", 23, 59), ("At= 05:40:60", 5, 40), ("d = 1979-05-27T23:59:60Z\n", 23, 59),
         ("d = 1979-05-27 07:32:60.5\n", 7, 32),
@@ -193,7 +193,7 @@ struct TOMLOracleTests {
     }
 
     /// toml++ skips a byte order mark at the start, so what makes it abort (a header that does not start with a
-    /// name) still does after one: the precheck must see the header there (found by `scripts/fuzz config`).
+    /// name) still does after one: the precheck must see the header there (found by `scripts/fuzz.sh config`).
     @Test("what would abort toml++ is not handed to it, after a byte order mark too", arguments: [
         "\u{FEFF}[?", "\u{FEFF}[#]\n", "\u{FEFF}  [[ +x]]\n", "\u{FEFF}x = [}\n",
     ])

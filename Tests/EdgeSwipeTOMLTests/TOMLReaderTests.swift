@@ -20,7 +20,7 @@ struct TOMLReaderTests {
         ("x = 1 # \u{7f}\n", 1, 9, "the control character U+007F is not allowed in a comment"),
         ("x = 012\n", 1, 5, "'012' is not a number: a leading zero is allowed only in 0 itself"),
         ("x = 9223372036854775808\n", 1, 5, "'9223372036854775808' is not a number: out of the 64-bit range"),
-        // Past binary64 a literal would read as infinity: refused, as toml++ refuses it (`scripts/fuzz config`).
+        // Past binary64 a literal would read as infinity: refused, as toml++ refuses it (`scripts/fuzz.sh config`).
         ("x = 1e400\n", 1, 5, "'1e400' is not a number: out of the 64-bit float range (write inf for infinity)"),
         ("x = -0.1e1000\n", 1, 5, "'-0.1e1000' is not a number: out of the 64-bit float range (write inf for infinity)"),
         ("x = 1_7.9e30_8\n", 1, 5, "'1_7.9e30_8' is not a number: out of the 64-bit float range (write inf for infinity)"),

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `scripts/seat-bus-mock`: a real dbus-daemon with python3-dbusmock's logind and iio-sensors-proxy on it, driven
+/// `scripts/seat-bus-mock.py`: a real dbus-daemon with python3-dbusmock's logind and iio-sensors-proxy on it, driven
 /// line by line.
 public final class MockSeatBus {
     private let process = Process()
@@ -8,9 +8,9 @@ public final class MockSeatBus {
     private let output = Pipe()
     private var buffered = Data()
     public let address: String
-    /// `scripts/seat-bus-mock` in this package.
+    /// `scripts/seat-bus-mock.py` in this package.
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("scripts/seat-bus-mock").path
+        .deletingLastPathComponent().appendingPathComponent("scripts/seat-bus-mock.py").path
     /// Whether the mock can run here (Debian's python3-dbusmock and dbus-daemon).
     public static var isAvailable: Bool {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")

@@ -20,9 +20,9 @@ struct CommandLineTests {
         #expect(r.stdout.contains("tick_hz = 120"))
     }
 
-    @Test("the system service's configuration (scripts/system-config) admits the active session, the daemon's user and the socket's group")
+    @Test("the system service's configuration (scripts/system-config.sh) admits the active session, the daemon's user and the socket's group")
     func checkSystemConfig() throws {
-        let made = try run(URL(fileURLWithPath: "/bin/sh"), [Paths.packageRoot.appendingPathComponent("scripts/system-config").path])
+        let made = try run(URL(fileURLWithPath: "/bin/sh"), [Paths.packageRoot.appendingPathComponent("scripts/system-config.sh").path])
         #expect(made.status == 0, "\(made.stderr)")
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

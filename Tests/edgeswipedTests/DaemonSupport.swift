@@ -32,7 +32,7 @@ final class DaemonProcess {
         env.removeValue(forKey: "LISTEN_FDS")
         env.removeValue(forKey: "LISTEN_PID")
         env.removeValue(forKey: "JOURNAL_STREAM")
-        // The daemon's own AddressSanitizer options, when they differ from the test runner's: scripts/sanitizers
+        // The daemon's own AddressSanitizer options, when they differ from the test runner's: scripts/sanitizers.sh
         // turns LeakSanitizer on for the daemon alone (the runner's own allocations would be reported too).
         if let daemonOptions = env["EDGESWIPE_DAEMON_ASAN_OPTIONS"] { env["ASAN_OPTIONS"] = daemonOptions }
         for (k, v) in environment { env[k] = v }

@@ -142,7 +142,7 @@ struct DaemonTests {
         // systemd-socket-activate binds and listens, then execs the daemon with LISTEN_FDS=1 and LISTEN_PID.
         let daemon = try DaemonProcess(
             ["--replay", Paths.demo.path, "--wait-for-clients", "1", "--speed", "4"], directory: dir, socketName: "activated.sock",
-            // systemd-socket-activate passes on only the variables it is told to: the sanitizers' too (scripts/sanitizers;
+            // systemd-socket-activate passes on only the variables it is told to: the sanitizers' too (scripts/sanitizers.sh;
             // without ASAN_OPTIONS LeakSanitizer would fail the daemon for TOMLKit's known leaks).
             launcher: ["/usr/bin/systemd-socket-activate", "-l", path, "-E", "ASAN_OPTIONS", "-E", "LSAN_OPTIONS", "-E", "TSAN_OPTIONS"])
         try daemon.waitUntilListening()

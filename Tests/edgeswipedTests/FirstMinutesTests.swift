@@ -191,7 +191,7 @@ struct FirstMinutesTests {
 
     // MARK: - The packages
 
-    /// How `scripts/deps` is run in `packagesFirst`: which set, on a terminal or not, what the person answers.
+    /// How `scripts/deps.sh` is run in `packagesFirst`: which set, on a terminal or not, what the person answers.
     struct DepsRun: Sendable, CustomTestStringConvertible {
         var set: String?
         var terminal = false
@@ -200,12 +200,12 @@ struct FirstMinutesTests {
         var testDescription: String { "\(set ?? "default") set\(terminal ? ", on a terminal" : "")\(yes ? ", --yes" : "")\(answer.isEmpty ? "" : ", answering \(answer)")" }
     }
 
-    /// What building and running need, and what only the tests do (scripts/deps).
+    /// What building and running need, and what only the tests do (scripts/deps.sh).
     static let buildPackages = ["libinput-dev", "libevdev-dev", "libudev-dev", "libsystemd-dev", "libyaml-dev", "pkg-config", "python3",
                                 "libwayland-dev", "libwayland-bin", "libxkbcommon-dev", "xkb-data", "libcairo2-dev"]
     static let testOnly = ["sway", "weston", "grim", "nodejs", "python3-dbusmock", "wayland-protocols"]
 
-    @Test("scripts/deps: the quick start installs what building needs and the test command the rest; it says what first, with what apt would upgrade, asks once on a terminal, and never upgrades more", arguments: [
+    @Test("scripts/deps.sh: the quick start installs what building needs and the test command the rest; it says what first, with what apt would upgrade, asks once on a terminal, and never upgrades more", arguments: [
         DepsRun(set: "build"), DepsRun(set: nil), DepsRun(set: "build", terminal: true, answer: "n"),
         DepsRun(set: "build", terminal: true, answer: "y"), DepsRun(set: "build", terminal: true, yes: true),
     ])
@@ -235,7 +235,7 @@ struct FirstMinutesTests {
         environment["PATH"] = stubs.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         environment["CI"] = nil
         environment["EDGESWIPE_YES"] = r.yes ? "1" : nil
-        let source = (r.set.map { "EDGESWIPE_DEPS=\($0) " } ?? "") + "source scripts/deps && echo sourced"
+        let source = (r.set.map { "EDGESWIPE_DEPS=\($0) " } ?? "") + "source scripts/deps.sh && echo sourced"
         let command = "cd '\(Paths.packageRoot.path)' && " + source
         // On a terminal: through script(1)'s pseudo-terminal, with the answer typed in.
         let finished = r.terminal

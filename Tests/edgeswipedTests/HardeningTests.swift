@@ -165,7 +165,7 @@ struct HardeningTests {
         let notify = try NotifyListener(path: dir.appendingPathComponent("notify").path)
         let daemon = try DaemonProcess(
             ["--replay", Paths.demo.path, "--wait-for-clients", "99"], directory: dir, socketName: "activated.sock",
-            // systemd-socket-activate passes on only the variables it is told to: the sanitizers' too (scripts/sanitizers).
+            // systemd-socket-activate passes on only the variables it is told to: the sanitizers' too (scripts/sanitizers.sh).
             launcher: ["/usr/bin/systemd-socket-activate", "-l", path, "-E", "NOTIFY_SOCKET=\(notify.path)", "-E", "ASAN_OPTIONS", "-E", "LSAN_OPTIONS", "-E", "TSAN_OPTIONS"])
         try daemon.waitUntilListening()
         #expect(notify.wait(for: "READY=1"), "\(daemon.log)")

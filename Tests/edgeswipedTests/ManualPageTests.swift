@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `docs/man/` holds the manual pages a clone reads (`man -l docs/man/edgeswiped.8`, issue 37): what `scripts/man`
+/// `docs/man/` holds the manual pages a clone reads (`man -l docs/man/edgeswiped.8`, issue 37): what `scripts/man.sh`
 /// writes from the built tools' help, as `make install` installs them. After changing a command's options or help,
 /// rewrite them with `EDGESWIPE_WRITE_MAN=1 swift test --filter ManualPageTests`.
 @Suite("manual pages")
@@ -24,8 +24,8 @@ struct ManualPageTests {
         return format.string(from: date)
     }
 
-    @Test("docs/man/ is what scripts/man writes from these tools: one page per tool, the daemon's in section 8",
-          .enabled(if: FileManager.default.fileExists(atPath: generator.path), "needs swift-argument-parser's checkout in .build (scripts/man builds its generate-manual)"),
+    @Test("docs/man/ is what scripts/man.sh writes from these tools: one page per tool, the daemon's in section 8",
+          .enabled(if: FileManager.default.fileExists(atPath: generator.path), "needs swift-argument-parser's checkout in .build (scripts/man.sh builds its generate-manual)"),
           .timeLimit(.minutes(5)))
     func pagesAreCurrent() throws {
         let dir = try Paths.tempDirectory()
@@ -34,7 +34,7 @@ struct ManualPageTests {
         // Dated as the committed pages are, so that only what they say is compared.
         let daemonPage = (try? String(contentsOf: Self.committed.appendingPathComponent("edgeswiped.8"), encoding: .utf8)) ?? ""
         let date = write ? nil : Self.date(of: daemonPage)
-        let r = try run(Paths.packageRoot.appendingPathComponent("scripts/man"), [Paths.products.path, dir.path] + (date.map { [$0] } ?? []), timeoutSeconds: 240)
+        let r = try run(Paths.packageRoot.appendingPathComponent("scripts/man.sh"), [Paths.products.path, dir.path] + (date.map { [$0] } ?? []), timeoutSeconds: 240)
         try #require(r.status == 0, "\(r.stderr)")
         let written = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
         #expect(written == ["edgeswipe-session.1", "edgeswipe-web.1", "edgeswipectl.1", "edgeswiped.8"])
@@ -45,7 +45,7 @@ struct ManualPageTests {
         for page in written {
             let fresh = try Data(contentsOf: dir.appendingPathComponent(page))
             let kept = FileManager.default.contents(atPath: Self.committed.appendingPathComponent(page).path)
-            #expect(kept == fresh, "docs/man/\(page) is not what scripts/man writes: EDGESWIPE_WRITE_MAN=1 swift test --filter ManualPageTests")
+            #expect(kept == fresh, "docs/man/\(page) is not what scripts/man.sh writes: EDGESWIPE_WRITE_MAN=1 swift test --filter ManualPageTests")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: Self.committed.path).sorted() == written)
     }

@@ -120,8 +120,8 @@ struct PlotCommandTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent(asked)
         let haveRsvg = ["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert"].contains { FileManager.default.isExecutableFile(atPath: $0) }
-        // scripts/deps installs rsvg-convert (librsvg2-bin); CI must run the conversion.
-        try #require(haveRsvg || ProcessInfo.processInfo.environment["CI"] == nil, "CI without rsvg-convert: scripts/deps installs librsvg2-bin")
+        // scripts/deps.sh installs rsvg-convert (librsvg2-bin); CI must run the conversion.
+        try #require(haveRsvg || ProcessInfo.processInfo.environment["CI"] == nil, "CI without rsvg-convert: scripts/deps.sh installs librsvg2-bin")
         if haveRsvg {
             let r = try run(Paths.edgeswipectl, ["plot", Paths.demo.path, "--png", "-o", out.path])
             #expect(r.status == 0, "\(r.stderr)")

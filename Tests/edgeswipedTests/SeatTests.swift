@@ -4,9 +4,9 @@ import Glibc
 import Testing
 
 /// The daemon as part of the user's seat, against a real dbus-daemon with python3-dbusmock's logind and
-/// iio-sensors-proxy (`scripts/seat-bus-mock`): who the seat's active session admits, rotation set by a client and
+/// iio-sensors-proxy (`scripts/seat-bus-mock.py`): who the seat's active session admits, rotation set by a client and
 /// by the accelerometer, and what a client cannot ask for.
-@Suite(.serialized, .enabled(if: MockSeatBus.isAvailable, "needs dbus-daemon and python3-dbusmock (scripts/deps)"))
+@Suite(.serialized, .enabled(if: MockSeatBus.isAvailable, "needs dbus-daemon and python3-dbusmock (scripts/deps.sh)"))
 struct SeatTests {
     static let sessionAccess = "[access]\nread = [\"active-session\"]\ncontrol = [\"active-session\"]\n"
 

@@ -60,7 +60,7 @@ struct SlowStorageTests {
         }
     }
 
-    @Test("states reach clients at once while each fsync takes a second; replies wait for the disk; SIGTERM flushes; the file is always whole and never goes back", .enabled(if: hasStrace, "needs strace (scripts/deps installs it)"))
+    @Test("states reach clients at once while each fsync takes a second; replies wait for the disk; SIGTERM flushes; the file is always whole and never goes back", .enabled(if: hasStrace, "needs strace (scripts/deps.sh installs it)"))
     func slowFsyncDoesNotHoldTheTouchThread() throws {
         let dir = try Paths.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

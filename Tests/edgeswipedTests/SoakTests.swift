@@ -10,7 +10,7 @@ import Testing
 /// order with gap-free `seq`; the daemon must not crash, and its RSS and open descriptors must stay flat after
 /// warm-up.
 ///
-/// The CI version is short. `scripts/soak` runs the same test for minutes, through the environment:
+/// The CI version is short. `scripts/soak.sh` runs the same test for minutes, through the environment:
 /// `EDGESWIPE_SOAK_SECONDS` (default 20), `EDGESWIPE_SOAK_CONNECTIONS` (default 300; the issue's long soak uses
 /// 1,000), `EDGESWIPE_SOAK_REPORT` (a file to write the measurements to).
 @Suite("Soak", .serialized)
@@ -168,7 +168,7 @@ struct SoakTests {
         // connection costs tens of kB (the bug this caught: ~17 kB each); the allocator's noise, spread over
         // hundreds of connections, stays well under 2 kB each. Plus the end against warm-up, for a step.
         // Under AddressSanitizer freed memory waits in a quarantine (256 MB by default), so RSS says nothing there;
-        // scripts/sanitizers sets EDGESWIPE_SANITIZER.
+        // scripts/sanitizers.sh sets EDGESWIPE_SANITIZER.
         let trend = Sample.slopeKBPerConnection(samples)
         if Self.environment["EDGESWIPE_SANITIZER"] == nil {
             #expect(trend < 2, "RSS grows with connections: \(String(format: "%.2f", trend)) kB per connection (\(Sample.summary(samples)))")
@@ -187,7 +187,7 @@ struct SoakTests {
 
     // MARK: - Stalled readers and connection churn
 
-    // CI's sizes are small (the suite's time); scripts/soak runs the issue's: 500 stalled readers until they are cut
+    // CI's sizes are small (the suite's time); scripts/soak.sh runs the issue's: 500 stalled readers until they are cut
     // off, and 20 rounds of 1,000.
     static let stalledReaders = Int(environment["EDGESWIPE_SOAK_STALLED"] ?? "") ?? 50
     /// How long the stalled readers stay connected at most; the daemon may cut them off before.

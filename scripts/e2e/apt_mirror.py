@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Debian mirror, and the proxy to reach it, that this machine's own apt uses: scripts/e2e-qemu hands them to
+"""The Debian mirror, and the proxy to reach it, that this machine's own apt uses: scripts/e2e-qemu.sh hands them to
 debootstrap, so the harness names no mirror host of its own and works unchanged behind a local mirror or an apt
 proxy.
 

@@ -179,6 +179,9 @@ final class Overlay {
         guard draw(frame, on: surface, in: bound) else { return false }
         let committed = MonotonicClock.now().microseconds
         statistics.frames += 1
+        // The presentation seam (FramePresentations): each new picture's commit, with the line it first shows; the
+        // commit's wp_presentation feedback, where requested, reports when the screen showed it.
+        statistics.presentations.committed(UInt64(statistics.frames), lineArrivalUS: unshownSince, atUS: committed)
         if let since = unshownSince {
             statistics.latency.append(committed - min(committed, since))
             unshownSince = nil
@@ -492,14 +495,17 @@ public struct OverlayStatistics: Sendable, CustomStringConvertible {
     public var latency = BoundedSamples(capacity: 8192)
     /// Between the compositor's frame callbacks while frames follow each other, in its milliseconds.
     public var frameIntervalMS = BoundedSamples(capacity: 8192)
+    /// What became of the committed frames on the screen (wp_presentation feedback): issue 39 item 2's figure.
+    public var presentations = FramePresentations()
 
-    /// `812 frames (3 surfaces, 6 buffers); stream line -> commit p50 0.41 ms, p99 2.30 ms (n 812); compositor frame
-    /// interval p50 16 ms`: one line for the log, which the benchmark reads.
+    /// `812 frames (3 surfaces, 6 buffers); stream line -> commit p50 0.41 ms, p99 2.30 ms, max 3.10 ms (n 812); compositor frame
+    /// interval p50 16 ms (n 800); stream line -> presentation ...` (``FramePresentations``): one line for the log,
+    /// which the benchmark reads.
     public var description: String {
         func ms(_ us: UInt64?) -> String { us.map { String(format2: Double($0) / 1000) } ?? "-" }
         return "\(frames) frames (\(surfaces) surfaces, \(buffers) buffers); stream line -> commit p50 \(ms(latency.percentile(50))) ms, "
-            + "p99 \(ms(latency.percentile(99))) ms (n \(latency.values.count)); compositor frame interval p50 "
-            + "\(frameIntervalMS.percentile(50).map(String.init) ?? "-") ms (n \(frameIntervalMS.values.count))"
+            + "p99 \(ms(latency.percentile(99))) ms, max \(ms(latency.values.max())) ms (n \(latency.values.count)); compositor frame interval p50 "
+            + "\(frameIntervalMS.percentile(50).map(String.init) ?? "-") ms (n \(frameIntervalMS.values.count)); \(presentations)"
     }
 }
 

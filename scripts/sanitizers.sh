@@ -5,7 +5,7 @@
 # report there makes the daemon exit non-zero (ASan and UBSan abort; LeakSanitizer exits 23 at exit; TSan exits
 # 66), which fails the test that ran it.
 #
-#   scripts/sanitizers [address|thread|undefined|leaks]... [-- swift test arguments]
+#   scripts/sanitizers.sh [address|thread|undefined|leaks]... [-- swift test arguments]
 #
 #     address    the suite under ASan, then a short LeakSanitizer check of the daemon (a replay, requests, a good
 #                and a bad SIGHUP, SIGTERM)
@@ -30,7 +30,7 @@
 # from libinput's or swift-numerics' headers, is compiled by Swift's clang importer, which does not instrument.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/deps
+source scripts/deps.sh
 
 kinds=()
 extra=()
@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --) shift; extra=("$@"); break ;;
     address|thread|undefined|leaks) kinds+=("$1"); shift ;;
-    *) echo "usage: scripts/sanitizers [address|thread|undefined|leaks]... [-- swift test arguments]" >&2; exit 64 ;;
+    *) echo "usage: scripts/sanitizers.sh [address|thread|undefined|leaks]... [-- swift test arguments]" >&2; exit 64 ;;
   esac
 done
 [ ${#kinds[@]} -gt 0 ] || kinds=(address thread undefined leaks)
@@ -148,7 +148,7 @@ PY
   rm -rf "$tmp"
 }
 
-# LeakSanitizer on the daemon for the soak (Tests/edgeswipedTests/SoakTests.swift, as scripts/soak runs it): the
+# LeakSanitizer on the daemon for the soak (Tests/edgeswipedTests/SoakTests.swift, as scripts/soak.sh runs it): the
 # test runner keeps LeakSanitizer off, the daemon it starts gets it on (EDGESWIPE_DAEMON_ASAN_OPTIONS) and writes
 # its report to a file. The soak's own checks hold too (nothing lost, descriptors flat; not RSS under ASan).
 daemon_leak_soak() { # SCRATCH

@@ -7,7 +7,7 @@
 # the baseline once they are gone), and 20 rounds of 1,000 clients connecting and closing (RSS back within 10 MB).
 # Bounded: it stops by itself.
 #
-#   scripts/soak [MINUTES] [CONNECTIONS]      default: 5 minutes, 1000 connections
+#   scripts/soak.sh [MINUTES] [CONNECTIONS]      default: 5 minutes, 1000 connections
 #
 # It is Tests/edgeswipedTests/SoakTests.swift, which CI runs small as part of the suite (20 s and 300 connections;
 # 100 stalled readers for 6 s; 2 rounds of 300), given the sizes here through EDGESWIPE_SOAK_SECONDS,
@@ -16,7 +16,7 @@
 # .build, shared with scripts/test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/deps
+source scripts/deps.sh
 
 MINUTES=${1:-5}
 CONNECTIONS=${2:-1000}

@@ -2,8 +2,8 @@
 # Installs the system packages EdgeSwipe needs, when any is missing (Debian/Ubuntu), and puts the Swift toolchain
 # on PATH. Sourced by the scripts that build:
 #
-#   EDGESWIPE_DEPS=build source scripts/deps   # what building and running need (scripts/quickstart)
-#   source scripts/deps                        # that, and what the tests need too (scripts/test, CI, the rest)
+#   EDGESWIPE_DEPS=build source scripts/deps.sh   # what building and running need (scripts/quickstart)
+#   source scripts/deps.sh                        # that, and what the tests need too (scripts/test, CI, the rest)
 #
 # Before installing it prints the packages (and what apt would upgrade besides) and, on a terminal, asks once;
 # EDGESWIPE_YES=1 (scripts/quickstart --yes) or CI=… installs without asking. Nothing is upgraded that the new
@@ -24,8 +24,8 @@ edgeswipe_build_packages=(libinput-dev libevdev-dev libudev-dev libsystemd-dev l
 # headless compositor. grim, wayland-protocols (xdg-shell's XML) and gcc: the overlay's tests take screenshots and
 # build their click probe. nodejs: the test that holds StreamState equal to edgeswipe.js runs the page's module.
 # dbus-daemon, python3-dbus and python3-dbusmock: the seat tests' private system bus with a fake logind and
-# iio-sensor-proxy (scripts/seat-bus-mock). make: the shipped build flags come from the Makefile (make
-# print-swift-build-flags), which scripts/bench and scripts/e2e-qemu build with. librsvg2-bin: rsvg-convert, for
+# iio-sensor-proxy (scripts/seat-bus-mock.py). make: the shipped build flags come from the Makefile (make
+# print-swift-build-flags), which scripts/bench.sh and scripts/e2e-qemu.sh build with. librsvg2-bin: rsvg-convert, for
 # `edgeswipectl plot --png` and its tests. python3-jsonschema: the protocol's schema checks; acl, socat, strace:
 # the daemon's tests of permissions, raw sockets and slow storage. chromium, chromium-driver and python3-selenium:
 # the web page's test in a real browser (BrowserTests). phoc, kwin-wayland, cage, wtype, wayland-utils,
@@ -38,7 +38,7 @@ edgeswipe_test_packages=(make python3-jsonschema acl socat strace dbus-daemon py
   sway weston wayland-protocols grim gcc nodejs chromium chromium-driver python3-selenium
   phoc kwin-wayland cage wtype wayland-utils desktop-file-utils libglib2.0-bin gnome-shell mutter gjs gir1.2-gtk-4.0
   libglib2.0-dev-bin eslint)
-# hyperfine: scripts/footprint times each tool's start-up with it (docs/PERFORMANCE.md, "Footprint").
+# hyperfine: scripts/footprint.py times each tool's start-up with it (docs/PERFORMANCE.md, "Footprint").
 edgeswipe_test_packages+=(hyperfine)
 
 # The packages of `set` (build, or test: build and test) that are not installed, in `edgeswipe_missing`.

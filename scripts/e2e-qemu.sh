@@ -3,9 +3,9 @@
 # libinput and libevdev inside a qemu guest (Debian bookworm's kernel and userland, TCG), and a client on its
 # socket must see the expected gestures and transitions. docs/TESTING.md explains it; in short:
 #
-#   scripts/e2e-qemu                 # everything; exits 0 only if every scenario passed
-#   E2E_SCENARIOS=1,4 scripts/e2e-qemu
-#   E2E_SHELL=1 scripts/e2e-qemu     # interactive: a shell in the guest after the scenarios (by hand only)
+#   scripts/e2e-qemu.sh                 # everything; exits 0 only if every scenario passed
+#   E2E_SCENARIOS=1,4 scripts/e2e-qemu.sh
+#   E2E_SHELL=1 scripts/e2e-qemu.sh     # interactive: a shell in the guest after the scenarios (by hand only)
 #
 # It installs its host packages with apt when missing, builds edgeswiped and edgeswipectl with a static Swift
 # runtime, and caches the kernel, a debootstrap root file system and the packed initramfs under e2e-cache/
@@ -26,7 +26,7 @@
 # half the release build's CPU time (no -O, no whole-module optimisation), and the scenarios judge behaviour, not
 # speed. E2E_BUILD=release builds `-c release` with them in .build-static: what users run, for timing
 # comparisons (scenario 8, lisgd side by side, wants it and gets it unless E2E_BUILD says otherwise). Scenario 11's
-# package is built by scripts/package from the same build folder (DEB_BUILD_OPTIONS=noopt for the debug build).
+# package is built by scripts/package.sh from the same build folder (DEB_BUILD_OPTIONS=noopt for the debug build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -52,7 +52,7 @@ GUEST_PACKAGES=(
   libinput10 libinput-bin libevdev2 libudev1
   libyaml-0-2            # edgeswiped reads libinput record files with libyaml
   evemu-tools            # evemu-device/-describe, for poking around by hand
-  python3                # scripts/e2e/uinput-play
+  python3                # scripts/e2e/uinput-play.py
   lisgd                  # the peer, for side-by-side runs
   libwayland-client0 libxkbcommon0 libcairo2   # edgeswipe-session's libraries: scenario 11's package depends on them
 )
@@ -110,7 +110,7 @@ mkdir -p "$CACHE"
 # ---- binaries ---------------------------------------------------------------------------------------------
 T=$SECONDS
 CPU=$(children_cpu)
-source scripts/deps
+source scripts/deps.sh
 # Scenario 8 compares latencies with lisgd: it wants what users run, unless told otherwise.
 if [ -z "${E2E_BUILD:-}" ] && [[ ",$SCENARIOS," == *,8,* ]]; then E2E_BUILD=release; fi
 [ "${E2E_BUILD:-debug}" = release ] || [[ ",$SCENARIOS," != *,8,* ]] \
@@ -138,7 +138,7 @@ BIN=$("${build[@]}" --show-bin-path)
 say "$E2E_BUILD binaries built in $(elapsed $T), $(( $(children_cpu) - CPU )) CPU-s, load $(cut -d' ' -f1-3 /proc/loadavg) ($BIN)"
 
 wants() { [[ ",$SCENARIOS," == *",$1,"* ]]; }
-# Every scenario but 11 runs in the first boot (/init is scripts/e2e/guest-init); 11 has a boot of its own.
+# Every scenario but 11 runs in the first boot (/init is scripts/e2e/guest-init.sh); 11 has a boot of its own.
 FIRST_BOOT=$(tr ',' '\n' <<< "$SCENARIOS" | grep -vx -e 11 -e '' | paste -sd, - || true)
 
 # ---- scenario 11's packages: the one users install, and the same again with a higher version ---------------
@@ -151,10 +151,10 @@ if wants 11; then
   # gzip -1 rather than dpkg-deb's xz: the debug binaries are ~240 MB, which xz takes over 12 minutes for on a loaded
   # 2-core machine (lintian on Debian 12 refuses zstd members).
   DPKG_DEB_COMPRESSOR_TYPE=gzip DPKG_DEB_COMPRESSOR_LEVEL=1 \
-  EDGESWIPE_SCRATCH_PATH=$SCRATCH DEB_BUILD_OPTIONS=$noopt PACKAGE_OUT=$PACKAGES scripts/package > "$CACHE/package.log" 2>&1 \
-    || { tail -30 "$CACHE/package.log" >&2; die "scripts/package failed (log: $CACHE/package.log)"; }
+  EDGESWIPE_SCRATCH_PATH=$SCRATCH DEB_BUILD_OPTIONS=$noopt PACKAGE_OUT=$PACKAGES scripts/package.sh > "$CACHE/package.log" 2>&1 \
+    || { tail -30 "$CACHE/package.log" >&2; die "scripts/package.sh failed (log: $CACHE/package.log)"; }
   DEB=$(tail -1 "$CACHE/package.log")
-  [ -f "$DEB" ] || die "scripts/package named no package (log: $CACHE/package.log)"
+  [ -f "$DEB" ] || die "scripts/package.sh named no package (log: $CACHE/package.log)"
   DEB_VERSION=$(dpkg-deb -f "$DEB" Version)
   # The upgrade: the same members but a control file with a higher version (the data is not compressed again).
   UPGRADE_VERSION=$DEB_VERSION+e2e1
@@ -282,15 +282,15 @@ for b in edgeswiped edgeswipectl; do
 done
 install -m 0644 udev/71-edgeswipe.rules "$O/etc/udev/rules.d/"
 install -m 0644 packaging/edgeswipe.sysusers "$O/usr/lib/sysusers.d/edgeswipe.conf"
-install -m 0755 scripts/e2e/guest-init "$O/init"
+install -m 0755 scripts/e2e/guest-init.sh "$O/init"
 # Scenario 7: our units exactly as shipped, the default configuration, and the units that drive the scenario.
 install -d -m 0755 "$O/etc/systemd/system" "$O/etc/edgeswipe"
 install -m 0644 systemd/edgeswiped.service systemd/edgeswiped.socket "$O/etc/systemd/system/"
-scripts/system-config > "$O/etc/edgeswipe/edgeswipe.toml" && chmod 0644 "$O/etc/edgeswipe/edgeswipe.toml"
+scripts/system-config.sh > "$O/etc/edgeswipe/edgeswipe.toml" && chmod 0644 "$O/etc/edgeswipe/edgeswipe.toml"
 install -m 0644 scripts/e2e/e2e.target scripts/e2e/e2e-systemd.service "$O/etc/systemd/system/"
-install -m 0755 scripts/e2e/uinput-play scripts/e2e/side-by-side "$O/e2e/"
+install -m 0755 scripts/e2e/uinput-play.py scripts/e2e/side-by-side.py "$O/e2e/"
 install -m 0644 scripts/e2e/side-by-side.toml scripts/e2e/swipes.toml "$O/e2e/"
-scripts/e2e/make-scenarios "$O/e2e/scenarios"
+scripts/e2e/make-scenarios.py "$O/e2e/scenarios"
 
 # The expected stream of every recording, from the offline pipeline on the host.
 expect() { # FILE NAME [--desc DESC]
@@ -298,7 +298,7 @@ expect() { # FILE NAME [--desc DESC]
   shift 2
   "$BIN/edgeswipectl" replay "$file" "$@" --json > "$RUN/expected/$name.jsonl" 2> "$RUN/expected/$name.err" \
     || die "edgeswipectl replay $file failed: $(cat "$RUN/expected/$name.err")"
-  scripts/e2e/check --count-terminals "$RUN/expected/$name.jsonl"
+  scripts/e2e/check.py --count-terminals "$RUN/expected/$name.jsonl"
 }
 for f in "$O"/e2e/scenarios/*.evemu; do
   n=$(basename "$f" .evemu)
@@ -354,7 +354,7 @@ if wants 11; then
   install -d -m 0755 "$O2/e2e/package" "$O2/e2e/scenarios" "$O2/etc/systemd/system" "$O2/etc/udev/rules.d"
   cp "$DEB" "$O2/e2e/package/first.deb"
   cp "$UPGRADE_DEB" "$O2/e2e/package/upgrade.deb"
-  install -m 0755 scripts/e2e/guest-init scripts/e2e/uinput-play "$O2/e2e/"
+  install -m 0755 scripts/e2e/guest-init.sh scripts/e2e/uinput-play.py "$O2/e2e/"
   cp "$O/e2e/scenarios/ts-left-commit.evemu" "$O2/e2e/scenarios/"
   # The second seat's touchscreen: the same swipe from a device of another name, which the guest's own rule
   # (as `loginctl attach seat1 DEVICE` would write one) puts on seat1.
@@ -426,5 +426,5 @@ if wants 11; then
 fi
 
 # ---- verdict ----------------------------------------------------------------------------------------------
-scripts/e2e/check "$RUN" --scenarios "$SCENARIOS" --expect-fail "${E2E_EXPECT_FAIL:-}" \
+scripts/e2e/check.py "$RUN" --scenarios "$SCENARIOS" --expect-fail "${E2E_EXPECT_FAIL:-}" \
   --guest-seconds "$GUEST_SECONDS" --total-seconds $(( SECONDS - T_START ))

@@ -1,9 +1,9 @@
 #!/bin/bash
-# /init of the e2e guest (PID 1 in the initramfs that scripts/e2e-qemu packs). It brings up just enough of a
+# /init of the e2e guest (PID 1 in the initramfs that scripts/e2e-qemu.sh packs). It brings up just enough of a
 # system (proc, sys, devtmpfs, the input modules, systemd-udevd with our rules, the edgeswipe user from our
 # sysusers file), runs each scenario against a fresh edgeswiped, and sends everything it saw (the clients'
 # protocol streams, the daemon's logs, the device nodes' ACLs, a line per scenario) to the host as a gzipped tar
-# on the second serial port. The host decides pass or fail (scripts/e2e/check); the guest only waits for
+# on the second serial port. The host decides pass or fail (scripts/e2e/check.py); the guest only waits for
 # conditions, never for fixed times, and never judges.
 #
 #
@@ -182,7 +182,7 @@ play() {
   before=$(count '"type":"device"' '"change":"added"')
   rm -f "$OUT/$name.node" "$OUT/$name.go" "$OUT/$name.timing"
   touch "$OUT/$name.hold"
-  python3 "$E2E/uinput-play" "$file" --node-file "$OUT/$name.node" --go-file "$OUT/$name.go" \
+  python3 "$E2E/uinput-play.py" "$file" --node-file "$OUT/$name.node" --go-file "$OUT/$name.go" \
     --report "$OUT/$name.timing" --hold-file "$OUT/$name.hold" "$@" 2> "$OUT/$name.player.err" &
   PLAYER_PID=$! PLAYER_REPORT=$OUT/$name.timing
   wait_for 60 "$name: the uinput device" test -s "$OUT/$name.node" || return 1
@@ -224,29 +224,19 @@ scenario_end() {
 S=$E2E/scenarios
 if [ "$PHASE" = init ]; then
 
-if want 1; then
-  scenario_begin 1 "touchscreen left-edge swipe past the threshold"
-  start_daemon && play ts "$S/ts-left-commit.evemu" && player_done && expect_terminals "$(cat "$S/ts-left-commit.terminals")" \
+# swipe_scenario N DESCRIPTION DEVICE RECORDING: one recorded swipe on a fresh daemon, its terminal lines as the offline
+# replay decided them ($S/RECORDING.terminals), and the device gone once its player has.
+swipe_scenario() {
+  scenario_begin "$1" "$2"
+  start_daemon && play "$3" "$S/$4.evemu" && player_done && expect_terminals "$(cat "$S/$4.terminals")" \
     && expect_removed 1
   stop_daemon
-  scenario_end 1
-fi
+  scenario_end "$1"
+}
 
-if want 2; then
-  scenario_begin 2 "touchscreen left-edge swipe released early"
-  start_daemon && play ts "$S/ts-left-cancel.evemu" && player_done && expect_terminals "$(cat "$S/ts-left-cancel.terminals")" \
-    && expect_removed 1
-  stop_daemon
-  scenario_end 2
-fi
-
-if want 3; then
-  scenario_begin 3 "touchpad right-edge swipe (libevdev path)"
-  start_daemon && play tp "$S/tp-right-commit.evemu" && player_done && expect_terminals "$(cat "$S/tp-right-commit.terminals")" \
-    && expect_removed 1
-  stop_daemon
-  scenario_end 3
-fi
+if want 1; then swipe_scenario 1 "touchscreen left-edge swipe past the threshold" ts ts-left-commit; fi
+if want 2; then swipe_scenario 2 "touchscreen left-edge swipe released early" ts ts-left-cancel; fi
+if want 3; then swipe_scenario 3 "touchpad right-edge swipe (libevdev path)" tp tp-right-commit; fi
 
 if want 4; then
   scenario_begin 4 "hotplug: device destroyed mid-gesture, then a new one"
@@ -303,12 +293,12 @@ fi
 if want 6; then
   scenario_begin 6 "permissions: the daemon's user reads touch devices only"
   touch "$OUT/hold"
-  python3 "$E2E/uinput-play" "$S/keyboard.evemu" --node-file "$OUT/kbd.node" --hold-file "$OUT/hold" 2> "$OUT/kbd.err" &
+  python3 "$E2E/uinput-play.py" "$S/keyboard.evemu" --node-file "$OUT/kbd.node" --hold-file "$OUT/hold" 2> "$OUT/kbd.err" &
   kbd_pid=$!
-  python3 "$E2E/uinput-play" "$S/ts-left-commit.evemu" --node-file "$OUT/ts.node" --stop-after-frames 0 \
+  python3 "$E2E/uinput-play.py" "$S/ts-left-commit.evemu" --node-file "$OUT/ts.node" --stop-after-frames 0 \
     --hold-file "$OUT/hold" 2> "$OUT/ts.err" &
   ts_pid=$!
-  python3 "$E2E/uinput-play" "$S/tp-right-commit.evemu" --node-file "$OUT/tp.node" --stop-after-frames 0 \
+  python3 "$E2E/uinput-play.py" "$S/tp-right-commit.evemu" --node-file "$OUT/tp.node" --stop-after-frames 0 \
     --hold-file "$OUT/hold" 2> "$OUT/tp.err" &
   tp_pid=$!
   if wait_for 60 "the three devices" test -s "$OUT/kbd.node" -a -s "$OUT/ts.node" -a -s "$OUT/tp.node"; then
@@ -348,11 +338,11 @@ if want 6; then
 fi
 
 # Scenario 8 (not in the default set: E2E_SCENARIOS=8): edgeswiped and lisgd side by side on one touchscreen.
-# scripts/e2e/side-by-side does the work and records the times; the host judges and tabulates them.
+# scripts/e2e/side-by-side.py does the work and records the times; the host judges and tabulates them.
 if want 8; then
   scenario_begin 8 "side by side with lisgd: 20 edge swipes on one touchscreen"
   if start_daemon --config "$E2E/side-by-side.toml"; then
-    python3 "$E2E/side-by-side" "$S/side-by-side" --socket "$SOCK" --gid "$(id -g edgeswipe)" --out "$OUT" \
+    python3 "$E2E/side-by-side.py" "$S/side-by-side" --socket "$SOCK" --gid "$(id -g edgeswipe)" --out "$OUT" \
       2> "$OUT/side-by-side.err"
     echo $? > "$OUT/side-by-side.exit"
     log "scenario 8: side-by-side exited with $(cat "$OUT/side-by-side.exit")"
@@ -394,7 +384,7 @@ if [ "$PHASE" = systemd-phase ] && want 7; then
   } > "$OUT/socket-status.txt" 2>&1
   # Coldplug: the device exists before anything connects (and so before the daemon starts).
   touch "$OUT/hold-cold"
-  python3 "$E2E/uinput-play" "$S/ts-left-commit.evemu" --node-file "$OUT/cold.node" --go-file "$OUT/cold.go" \
+  python3 "$E2E/uinput-play.py" "$S/ts-left-commit.evemu" --node-file "$OUT/cold.node" --go-file "$OUT/cold.go" \
     --hold-file "$OUT/hold-cold" --report "$OUT/cold.timing" 2> "$OUT/cold.player.err" &
   cold_pid=$!
   wait_for 60 "the coldplug device" test -s "$OUT/cold.node" && udevadm settle --timeout=60
@@ -420,7 +410,7 @@ if [ "$PHASE" = systemd-phase ] && want 7; then
     before=$(count '"type":"device"' '"change":"added"')
     rm -f "$OUT/hot.node"
     touch "$OUT/hold-hot"
-    python3 "$E2E/uinput-play" "$S/ts-right-commit.evemu" --node-file "$OUT/hot.node" --go-file "$OUT/hot.go" \
+    python3 "$E2E/uinput-play.py" "$S/ts-right-commit.evemu" --node-file "$OUT/hot.node" --go-file "$OUT/hot.go" \
       --hold-file "$OUT/hold-hot" --report "$OUT/hot.timing" 2> "$OUT/hot.player.err" &
     hot_pid=$!
     wait_for 60 "the hotplug device" test -s "$OUT/hot.node" && udevadm settle --timeout=60
@@ -446,7 +436,7 @@ fi
 
 # ---------------------------------------------------------------------------------------------------------
 # Scenario 9, under systemd with the system bus and logind: the installed service (socket activation, the
-# configuration scripts/system-config makes, whose [access] admits "active-session") and real logind sessions.
+# configuration scripts/system-config.sh makes, whose [access] admits "active-session") and real logind sessions.
 # A session is what pam_systemd registers for a unit with PAMName=login and a TTYPath on a VT (the way Yocto's
 # weston test and most kiosk recipes start one without a display manager: `systemd-run -p PAMName=login
 # -p TTYPath=/dev/ttyN`); `loginctl activate` switches VT to it, as a user switch does. alice and bob are in no
@@ -497,7 +487,7 @@ if [ "$PHASE" = systemd-phase ] && want 9; then
       try_client carol carol-none
       touch "$OUT/ts.hold"
       rm -f "$OUT/ts.node"
-      python3 "$E2E/uinput-play" "$S/ts-left-commit.evemu" --node-file "$OUT/ts.node" --timeout 600 \
+      python3 "$E2E/uinput-play.py" "$S/ts-left-commit.evemu" --node-file "$OUT/ts.node" --timeout 600 \
         --go-file "$OUT/go-1" --go-file "$OUT/go-2" --go-file "$OUT/go-3" \
         --hold-file "$OUT/ts.hold" --report "$OUT/ts.timing" 2> "$OUT/ts.player.err" &
       PLAYER_PID=$!
@@ -623,7 +613,7 @@ if [ "$PHASE" = package ] && want 11; then
   # 2. A touchscreen present before anything connects; it swipes three times (after activation, after the
   # reload, on seat0's instance).
   touch "$OUT/a.hold"
-  python3 "$E2E/uinput-play" "$S/ts-left-commit.evemu" --node-file "$OUT/a.node" --timeout 1200 \
+  python3 "$E2E/uinput-play.py" "$S/ts-left-commit.evemu" --node-file "$OUT/a.node" --timeout 1200 \
     --go-file "$OUT/a.go1" --go-file "$OUT/a.go2" --go-file "$OUT/a.go3" \
     --hold-file "$OUT/a.hold" --report "$OUT/a.timing" 2> "$OUT/a.player.err" &
   A_PID=$!
@@ -688,7 +678,7 @@ if [ "$PHASE" = package ] && want 11; then
     systemctl daemon-reload
     { systemctl start edgeswiped@seat0.socket; systemctl enable --now edgeswiped@seat1.socket; } > "$OUT/seats-start.txt" 2>&1
     touch "$OUT/b.hold"
-    python3 "$E2E/uinput-play" "$S/ts-left-commit-seat1.evemu" --node-file "$OUT/b.node" --timeout 1200 \
+    python3 "$E2E/uinput-play.py" "$S/ts-left-commit-seat1.evemu" --node-file "$OUT/b.node" --timeout 1200 \
       --go-file "$OUT/b.go" --hold-file "$OUT/b.hold" --report "$OUT/b.timing" 2> "$OUT/b.player.err" &
     B_PID=$!
     if wait_for 60 "the seat1 touchscreen" test -s "$OUT/b.node" && udevadm settle --timeout=60; then

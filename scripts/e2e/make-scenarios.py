@@ -57,7 +57,7 @@ class Device:
         props = 0
         for p in self.props:
             props |= 1 << p
-        out = ["# EVEMU 1.3", f'# Input device name: "{self.name}"', "# Written by scripts/e2e/make-scenarios",
+        out = ["# EVEMU 1.3", f'# Input device name: "{self.name}"', "# Written by scripts/e2e/make-scenarios.py",
                f"N: {self.name}", "I: " + " ".join(f"{v:04x}" for v in self.ids),
                "P: " + " ".join(f"{(props >> (8 * i)) & 0xFF:02x}" for i in range(4)) + " 00 00 00 00"]
         out += [f"B: 00 {row}" for row in bitmask(types)]

@@ -651,7 +651,7 @@ def side_by_side_scenario(res, exp, v):
                                               f"{live[i]}, expected {p['edgeswiped']}")
     v.require(any(s["lisgd_R"] for s in swipes), "lisgd (release mode) never ran a command: is it running? "
                                                  f"{read(os.path.join(res, 'lisgd-R.err')).strip()[-200:]!r}")
-    v.notes.append("tabulate it: scripts/e2e/check --side-by-side RUN_DIR (docs/PERFORMANCE.md)")
+    v.notes.append("tabulate it: scripts/e2e/check.py --side-by-side RUN_DIR (docs/PERFORMANCE.md)")
 
 
 def percentile(xs, q):

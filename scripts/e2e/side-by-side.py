@@ -3,12 +3,12 @@
 
     side-by-side DIR --socket SOCK --gid GID --out OUT [--lisgd-size 1280x720]
 
-DIR holds swipes.evemu and plan.json (scripts/e2e/make-scenarios). edgeswiped must already be serving SOCK. This
-script creates the touchscreen from the recording's description (scripts/e2e/uinput-play does the uinput part),
+DIR holds swipes.evemu and plan.json (scripts/e2e/make-scenarios.py). edgeswiped must already be serving SOCK. This
+script creates the touchscreen from the recording's description (scripts/e2e/uinput-play.py does the uinput part),
 waits for edgeswiped to announce it, starts two lisgd instances on its node (one with release-mode bindings, as
 lisgd is normally run, one with pressed-mode bindings), then plays the swipes one at a time: each once both
 daemons are done with the one before (edgeswiped's transition has ended, lisgd has run its command or not, and no
-lisgd command is still running). It never judges; scripts/e2e/check does, on the host.
+lisgd command is still running). It never judges; scripts/e2e/check.py does, on the host.
 
 Clocks, all CLOCK_MONOTONIC:
 - kernel: the timestamps evdev gives this script's own reader of the node, after EVIOCSCLOCKID(CLOCK_MONOTONIC)
@@ -36,7 +36,7 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-player = importlib.machinery.SourceFileLoader("uinput_play", os.path.join(HERE, "uinput-play")).load_module()
+player = importlib.machinery.SourceFileLoader("uinput_play", os.path.join(HERE, "uinput-play.py")).load_module()
 
 EV_KEY, BTN_TOUCH = 1, 0x14A
 EVIOCSCLOCKID = (1 << 30) | (4 << 16) | (ord("E") << 8) | 0xA0
@@ -247,19 +247,14 @@ def main():
         p_before = len(lisgd_stamps(lisgd["P"][1]))
         k_before = len(kernel)
         written = {}
-        start = time.monotonic()
-        first = swipe[0][0]
-        for when, events in swipe:
-            deadline = start + (when - first)
-            now = time.monotonic()
-            if deadline > now:
-                time.sleep(deadline - now)
-            t = time.monotonic_ns()
-            os.write(fd, b"".join(struct.pack("=qqHHi", 0, 0, ty, c, v) for ty, c, v in events))
+
+        def stamp(events, t):
             if (EV_KEY, BTN_TOUCH, 1) in events:
                 written["down"] = t
             if (EV_KEY, BTN_TOUCH, 0) in events:
                 written["up"] = t
+
+        player.play_frames(fd, swipe, stamp)
         # Done with this swipe: edgeswiped's transition has ended (or it never began: then its gesture failed or
         # nothing came within the wait), lisgd has run its release command (or not within the wait), and no
         # lisgd command is still running.

@@ -146,6 +146,29 @@ def wait_for(predicate, what, timeout):
         time.sleep(0.02)
 
 
+def play_frames(fd, frames, written=None):
+    """Writes each frame's events to the uinput descriptor at its recorded offset from now (on an absolute
+    schedule, so a late frame does not delay the next); `written(events, monotonic_ns)` after each write.
+    Returns the worst lateness (s), the frames later than 4 ms, and the time the whole took (s)."""
+    worst, late_frames = 0.0, 0
+    start = time.monotonic()
+    first = frames[0][0] if frames else 0.0
+    for when, events in frames:
+        deadline = start + (when - first)
+        now = time.monotonic()
+        if deadline > now:
+            time.sleep(deadline - now)
+            now = time.monotonic()
+        lateness = now - deadline
+        worst = max(worst, lateness)
+        late_frames += lateness > 0.004
+        t = time.monotonic_ns()
+        os.write(fd, b"".join(struct.pack("=qqHHi", 0, 0, ty, c, v) for ty, c, v in events))
+        if written:
+            written(events, t)
+    return worst, late_frames, time.monotonic() - start
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
@@ -170,21 +193,8 @@ def main():
     for play, go_file in enumerate(a.go_file or [None], start=1):
         if go_file:
             wait_for(lambda: os.path.exists(go_file), go_file, a.timeout)
-        worst, late_frames = 0.0, 0
-        start = time.monotonic()
-        first = frames[0][0] if frames else 0.0
-        for when, events in frames:
-            deadline = start + (when - first)
-            now = time.monotonic()
-            if deadline > now:
-                time.sleep(deadline - now)
-                now = time.monotonic()
-            lateness = now - deadline
-            worst = max(worst, lateness)
-            late_frames += lateness > 0.004
-            os.write(fd, b"".join(struct.pack("=qqHHi", 0, 0, t, c, v) for t, c, v in events))
-        played = time.monotonic() - start
-        span = (frames[-1][0] - first) if frames else 0.0
+        worst, late_frames, played = play_frames(fd, frames)
+        span = (frames[-1][0] - frames[0][0]) if frames else 0.0
 
         if a.report:
             with open(a.report + ".tmp", "w") as f:

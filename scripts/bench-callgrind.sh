@@ -6,7 +6,7 @@
 # decoding the stream) is the same in both, so (Ir(2N) - Ir(N)) / N is the stage's cost per evdev event.
 # Instruction counts do not depend on the machine's load, so they repeat exactly.
 #
-#   scripts/bench-callgrind [N]        # N defaults to 20000
+#   scripts/bench-callgrind.sh [N]        # N defaults to 20000
 #
 # Needs valgrind (apt-get install valgrind) and builds edgeswipe-bench in release mode under .build-bench
 # (BENCH_SCRATCH to use another build folder).

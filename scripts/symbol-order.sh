@@ -10,7 +10,7 @@
 # the list still works; it is only placed elsewhere. Run this after changes that rename or add much code on the
 # daemon's paths; names that no longer exist are ignored by the link.
 #
-#   scripts/symbol-order            # builds the shipped daemon in .build-order, writes the list
+#   scripts/symbol-order.sh            # builds the shipped daemon in .build-order, writes the list
 #
 # Needs valgrind (apt-get install valgrind).
 set -euo pipefail

@@ -2,8 +2,8 @@
 """What the installed package costs (docs/PACKAGING.md, "What each byte is"; docs/PERFORMANCE.md, "Footprint"):
 its size, each tool's start-up, and each long-running tool's memory at rest.
 
-    scripts/footprint dist/edgeswipe_0.1.0_amd64.deb        # the package make deb built (extracted, not installed)
-    scripts/footprint --runs 50 --json out.json PACKAGE.deb
+    scripts/footprint.py dist/edgeswipe_0.1.0_amd64.deb        # the package make deb built (extracted, not installed)
+    scripts/footprint.py --runs 50 --json out.json PACKAGE.deb
 
 - size: the package's Installed-Size and .deb, and its largest files (`dpkg -c`);
 - start-up: hyperfine (Debian's `hyperfine`; installed when missing) runs each tool's `--help` (start, the Swift

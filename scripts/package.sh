@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Debian package in one command (`make deb` runs this) and checks it with lintian:
 #
-#   scripts/package                             # dist/edgeswipe_VERSION_ARCH.deb: the release build `make` makes
-#   DEB_BUILD_OPTIONS=noopt scripts/package     # the same package from a debug build (scripts/e2e-qemu's)
+#   scripts/package.sh                             # dist/edgeswipe_VERSION_ARCH.deb: the release build `make` makes
+#   DEB_BUILD_OPTIONS=noopt scripts/package.sh     # the same package from a debug build (scripts/e2e-qemu.sh's)
 #
 # Environment: EDGESWIPE_SCRATCH_PATH (SwiftPM's build folder, default .build: a package built after `make` reuses
 # its objects), PACKAGE_OUT (where the .deb, .buildinfo, .changes and lintian.txt go; default dist/), LINTIAN=0
@@ -18,9 +18,9 @@ ROOT=$PWD
 say() { echo "package: $*" >&2; }
 die() { say "FAIL: $*"; exit 1; }
 
-# The build's C libraries and the Swift toolchain on PATH (scripts/deps), then the packaging tools: iproute2 brings
+# The build's C libraries and the Swift toolchain on PATH (scripts/deps.sh), then the packaging tools: iproute2 brings
 # up the loopback of the build's network namespace (below). No fakeroot: debian/control says Rules-Requires-Root: no.
-source scripts/deps
+source scripts/deps.sh
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 missing=()

@@ -2,17 +2,17 @@
 # Fuzzes EdgeSwipe's parsers and request handling with libFuzzer (AddressSanitizer on), each target from its
 # committed seed corpus, for a time or a number of executions, and prints what each run reached.
 #
-#   scripts/fuzz [-t SECONDS] [-n RUNS] [-c CPU-SECONDS] [-j JOBS] [--fresh] [TARGET...] [-- LIBFUZZER-FLAG...]
-#   scripts/fuzz SECONDS [TARGET...]         # the short form: SECONDS per target (CI: scripts/fuzz 30)
-#   scripts/fuzz --list                      # the targets, their input caps and seed counts
-#   scripts/fuzz --merge [TARGET...]         # fold what long runs learnt into Fuzz/corpus/<target>/found-* (to commit)
+#   scripts/fuzz.sh [-t SECONDS] [-n RUNS] [-c CPU-SECONDS] [-j JOBS] [--fresh] [TARGET...] [-- LIBFUZZER-FLAG...]
+#   scripts/fuzz.sh SECONDS [TARGET...]         # the short form: SECONDS per target (CI: scripts/fuzz.sh 30)
+#   scripts/fuzz.sh --list                      # the targets, their input caps and seed counts
+#   scripts/fuzz.sh --merge [TARGET...]         # fold what long runs learnt into Fuzz/corpus/<target>/found-* (to commit)
 #
 #   -t SECONDS   per target (libFuzzer -max_total_time; default 60 unless -n is given)
 #   -n RUNS      executions per target (-runs); with -t too, whichever comes first (the long runs:
-#                scripts/fuzz -n 10000000 -t 7200: 10 million executions or 2 hours a target)
+#                scripts/fuzz.sh -n 10000000 -t 7200: 10 million executions or 2 hours a target)
 #   -c SECONDS   CPU seconds per target: the fuzzer is interrupted (SIGINT, which it ends on cleanly) once it has
 #                used that much processor time, however long that takes on a shared machine (the long runs:
-#                scripts/fuzz -n 10000000 -c 7200: 10 million executions or 2 CPU hours a target; one job only)
+#                scripts/fuzz.sh -n 10000000 -c 7200: 10 million executions or 2 CPU hours a target; one job only)
 #   -j JOBS      parallel fuzzing processes per target (-jobs/-workers; default FUZZ_JOBS or 1)
 #   --fresh      start from the committed corpus only, forgetting what earlier runs added (for measurements)
 #   --merge      run nothing: for each target, add to Fuzz/corpus/<target>/ the inputs of $FUZZ_SCRATCH/corpus/<target>
@@ -113,14 +113,14 @@ while [ $# -gt 0 ]; do
     -h|--help) usage ;;
     --) shift; EXTRA=("$@"); break ;;
     -*) usage ;;
-    *) [ -n "$(field "$1" 2)" ] || { echo "scripts/fuzz: unknown target '$1' (known: ${ALL_TARGETS[*]})" >&2; exit 64; }
+    *) [ -n "$(field "$1" 2)" ] || { echo "scripts/fuzz.sh: unknown target '$1' (known: ${ALL_TARGETS[*]})" >&2; exit 64; }
        TARGETS+=("$1"); shift ;;
   esac
 done
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL_TARGETS[@]}")
 # Several limits may be given: the run stops at whichever comes first.
 [ -n "$TIME$RUNS$CPU_LIMIT" ] || TIME=60
-if [ -n "$CPU_LIMIT" ] && [ "$JOBS" -gt 1 ]; then echo "scripts/fuzz: -c counts one process's CPU time: use it with -j 1" >&2; exit 64; fi
+if [ -n "$CPU_LIMIT" ] && [ "$JOBS" -gt 1 ]; then echo "scripts/fuzz.sh: -c counts one process's CPU time: use it with -j 1" >&2; exit 64; fi
 LIMIT=()
 LIMIT_TEXT=""
 [ -z "$TIME" ] || { LIMIT+=(-max_total_time="$TIME"); LIMIT_TEXT="$TIME s"; }
@@ -133,11 +133,11 @@ CONFIG=${FUZZ_CONFIG:-release}
 case "$CONFIG" in
   release) OPT=-O ;;
   debug) OPT=-Onone ;;
-  *) echo "scripts/fuzz: FUZZ_CONFIG must be release or debug, not '$CONFIG'" >&2; exit 64 ;;
+  *) echo "scripts/fuzz.sh: FUZZ_CONFIG must be release or debug, not '$CONFIG'" >&2; exit 64 ;;
 esac
 BIN="$SCRATCH/fuzzers"
 
-source scripts/deps 2>/dev/null || true
+source scripts/deps.sh 2>/dev/null || true
 
 # The objects of a module's latest build: a Swift module's from its output file map, since a source file that moved
 # to another module leaves its old object behind in a reused scratch (two definitions, or one of a type since renamed);
@@ -207,7 +207,7 @@ thousands() { sed ':a; s/\B[0-9]\{3\}\>/,&/; ta' <<< "$1"; }
 merge_corpora() {
   local target work before added
   for target in "${TARGETS[@]}"; do
-    [ -x "$BIN/$target" ] || { echo "fuzz: $BIN/$target is not built (run scripts/fuzz -t 1 $target first)" >&2; exit 1; }
+    [ -x "$BIN/$target" ] || { echo "fuzz: $BIN/$target is not built (run scripts/fuzz.sh -t 1 $target first)" >&2; exit 1; }
     [ -d "$SCRATCH/corpus/$target" ] || { echo "fuzz: $target: no run's corpus in $SCRATCH/corpus/$target" >&2; continue; }
     work=$(mktemp -d)
     mkdir -p "Fuzz/corpus/$target"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that a change leaves the protocol output unchanged, byte for byte.
 #
-#   scripts/replay-compare [BASE_REV]     (default BASE_REV: main)
+#   scripts/replay-compare.sh [BASE_REV]     (default BASE_REV: main)
 #
 # Builds `edgeswipectl` twice, from BASE_REV (in a temporary git worktree with a scratch path of its own) and
 # from the working tree as it is (uncommitted changes included), then runs `edgeswipectl replay --json` with both

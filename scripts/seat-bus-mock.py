@@ -36,7 +36,7 @@ line, and answers each with `ok [detail]` or `error <reason>`:
                            someone who does not own logind
   quit                     stop everything (also on end of input)
 
-With `slow-logind` among the services (`scripts/seat-bus-mock slow-logind`), logind is our own small fake instead of
+With `slow-logind` among the services (`scripts/seat-bus-mock.py slow-logind`), logind is our own small fake instead of
 dbusmock's (the seat's ActiveSession and each session's User, answered through Properties.Get; no sleep, no
 forging), whose answers can be held back, as a logind on a machine that is thrashing would:
 
@@ -46,7 +46,7 @@ forging), whose answers can be held back, as a logind on a machine that is thras
   pending                  ok N: the questions asked and not answered yet
 
 By hand:
-  scripts/seat-bus-mock         # then type commands; in another shell:
+  scripts/seat-bus-mock.py         # then type commands; in another shell:
   DBUS_SYSTEM_BUS_ADDRESS=... edgeswiped --config with-active-session.toml
 """
 import os

@@ -1,0 +1,79 @@
+import Testing
+
+@testable import EdgeSwipeSession
+
+@Suite("The overlay's presentation seam: commits and wp_presentation feedback to line-to-presentation figures")
+struct FramePresentationsTests {
+    enum Step {
+        case commit(FramePresentations.Token, line: UInt64?, at: UInt64)
+        case present(FramePresentations.Token, at: UInt64, refreshNS: UInt32)
+        case discard(FramePresentations.Token)
+    }
+
+    struct Case: Sendable, CustomStringConvertible {
+        var description: String
+        var steps: [Step]
+        var latencies: [UInt64]
+        var presented: Int
+        var discarded: Int
+        var missed: Int
+        var unmatched: Int
+    }
+
+    static let cases: [Case] = [
+        Case(description: "the next frame: within one refresh of the line, not missed",
+             steps: [.commit(1, line: 1_000, at: 2_000), .present(1, at: 12_000, refreshNS: 16_666_666)],
+             latencies: [11_000], presented: 1, discarded: 0, missed: 0, unmatched: 0),
+        Case(description: "the frame after: later than one refresh, missed",
+             steps: [.commit(1, line: 1_000, at: 2_000), .present(1, at: 30_000, refreshNS: 16_666_666)],
+             latencies: [29_000], presented: 1, discarded: 0, missed: 1, unmatched: 0),
+        Case(description: "a run-out's frame shows no new line: presented, no latency",
+             steps: [.commit(1, line: nil, at: 2_000), .present(1, at: 10_000, refreshNS: 16_666_666)],
+             latencies: [], presented: 1, discarded: 0, missed: 0, unmatched: 0),
+        Case(description: "a discarded frame is missed; feedback out of order matches by token",
+             steps: [.commit(1, line: 1_000, at: 2_000), .commit(2, line: 3_000, at: 4_000), .discard(1), .present(2, at: 15_000, refreshNS: 16_666_666)],
+             latencies: [12_000], presented: 1, discarded: 1, missed: 1, unmatched: 0),
+        Case(description: "feedback for no frame in flight, and twice for one, is counted apart",
+             steps: [.present(9, at: 5_000, refreshNS: 16_666_666), .commit(1, line: 0, at: 1), .present(1, at: 2, refreshNS: 0), .discard(1)],
+             latencies: [2], presented: 1, discarded: 0, missed: 0, unmatched: 2),
+        Case(description: "a presentation stamped before its line (another clock) counts as 0, never a trap",
+             steps: [.commit(1, line: 50_000, at: 60_000), .present(1, at: 10, refreshNS: 16_666_666)],
+             latencies: [0], presented: 1, discarded: 0, missed: 0, unmatched: 0),
+    ]
+
+    @Test(arguments: cases)
+    func figures(_ c: Case) {
+        var p = FramePresentations()
+        for step in c.steps {
+            switch step {
+            case .commit(let t, let line, let at): p.committed(t, lineArrivalUS: line, atUS: at)
+            case .present(let t, let at, let refresh): p.presented(t, atUS: at, refreshNS: refresh)
+            case .discard(let t): p.discarded(t)
+            }
+        }
+        #expect(p.lineToPresentationUS.values == c.latencies)
+        #expect(p.presented == c.presented)
+        #expect(p.discarded == c.discarded)
+        #expect(p.missed == c.missed)
+        #expect(p.unmatched == c.unmatched)
+    }
+
+    @Test("a compositor that never answers does not grow the table of frames in flight")
+    func bounded() {
+        var p = FramePresentations()
+        for t in 0..<UInt64(FramePresentations.inFlightLimit * 4) { p.committed(t, lineArrivalUS: t, atUS: t) }
+        // The oldest were forgotten: their late feedback is unmatched; the newest still match.
+        p.presented(0, atUS: 10, refreshNS: 0)
+        p.presented(UInt64(FramePresentations.inFlightLimit * 4 - 1), atUS: 1_000, refreshNS: 0)
+        #expect(p.unmatched == 1)
+        #expect(p.presented == 1)
+    }
+
+    @Test("the log line the benchmark reads")
+    func logLine() {
+        var p = FramePresentations()
+        p.committed(1, lineArrivalUS: 1_000, atUS: 2_000)
+        p.presented(1, atUS: 15_000, refreshNS: 16_666_667)
+        #expect(p.description == "stream line -> presentation p50 14 ms, p99 14 ms, max 14 ms (n 1); refresh 16.6667 ms; 1 presented, 0 discarded, 0 missed")
+    }
+}
