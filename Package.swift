@@ -279,6 +279,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
+            // KWin's focus script, embedded: Bus/edgeswipe-focus.js is a link to packaging/kwin/edgeswipe-focus.js,
+            // the one copy (the session writes it for KWin with its bus name filled in).
+            resources: [.embedInCode("Bus/edgeswipe-focus.js")],
             swiftSettings: strictSwift6
         ),
         .target(

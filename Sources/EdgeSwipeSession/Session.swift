@@ -59,12 +59,7 @@ public final class Session: @unchecked Sendable {
         self.keys = keys
         self.commands = commands ?? CommandRunner(logger: logger)
         if case .success(let ipc) = compositor {
-            ipc.followFocus { [weak self] app in
-                guard let self else { return }
-                self.eventLoop.preconditionInEventLoop()
-                if self.app != app { self.logger.debug("focus: \(app ?? "(nothing)")") }
-                self.app = app
-            }
+            ipc.followFocus { [weak self] app in self?.setFocus(app) }
         }
         // On GNOME the desktop bus's thread also speaks to EdgeSwipe's extension: live rules, keys and focus.
         if desktop == .gnome, case .success(let bus)? = desktopBus {
@@ -108,6 +103,19 @@ public final class Session: @unchecked Sendable {
             case .log(let line): logger.debug("\(line)")
             }
         }
+    }
+
+    /// The focused application from a source other than the compositor's IPC (phoc's foreign toplevels, KWin's focus
+    /// script); from any thread.
+    public func focused(_ app: String?) {
+        eventLoop.execute { self.setFocus(app) }
+    }
+
+    /// On the event loop.
+    private func setFocus(_ app: String?) {
+        eventLoop.preconditionInEventLoop()
+        if self.app != app { logger.debug("focus: \(app ?? "(nothing)")") }
+        self.app = app
     }
 
     /// The focused application, as the compositor last said.

@@ -279,6 +279,37 @@ public struct RuleSet: Hashable, Sendable {
     /// The rules in force with no file: the built-in ones alone.
     public static let defaults = RuleSet(fileRules: [], file: nil)
 
+    /// The built-in rules on `desktop`: GNOME's (``gnomeRules``) and KDE Plasma's (``plasmaRules``, PlasmaDefaults.swift)
+    /// own, the general ones (``builtInRules``) elsewhere.
+    public static func builtInRules(for desktop: Desktop?) -> [Rule] {
+        switch desktop {
+        case .gnome?: gnomeRules
+        case .kde?: plasmaRules
+        case .sway?, .i3?, .hyprland?, .niri?, .phosh?, nil: builtInRules
+        }
+    }
+
+    /// What works with no file at all on `desktop`: its built-in rules alone.
+    public static func defaults(for desktop: Desktop?) -> RuleSet { RuleSet(fileRules: [], file: nil, builtIn: builtInRules(for: desktop)) }
+
+    /// These rules with `desktop`'s built-in ones after the file's (the parser reads a file without knowing the desktop).
+    public func withBuiltIn(for desktop: Desktop?) -> RuleSet {
+        RuleSet(fileRules: fileRules, file: file, defaults: usesDefaults, builtIn: Self.builtInRules(for: desktop), overlay: overlay)
+    }
+
+    /// GNOME's built-in rules bind only what GNOME itself lacks, and claim none of its gestures: its 3-finger swipes
+    /// stay its own. A 1-finger swipe down from the top edge of a touchscreen opens the overview with the finger (live,
+    /// through EdgeSwipe's extension): GNOME 40-47 have no edge swipe to the overview (GNOME's bottom edge raises the
+    /// on-screen keyboard, all modes but the lock screen; its top edge only takes a fullscreen window out of
+    /// fullscreen, where the overview is as welcome), and the left edge sends the back key (`alt+Left`) through the
+    /// extension's keys.
+    public static let gnomeRules: [Rule] = [
+        Rule(
+            name: "overview", place: Rule.builtInPlace, match: RuleMatch(edge: .top, fingers: 1...1, device: .touchscreen),
+            effect: .gnomeOverview(.show)),
+        Rule(name: "back", place: Rule.builtInPlace, match: RuleMatch(edge: .left, fingers: 1...1), effect: .key(backChord)),
+    ]
+
     static let backChord: KeyChord = {
         do { return try KeyChord(parsing: "alt+Left") } catch { fatalError("alt+Left is a key chord: \(error)") }
     }()

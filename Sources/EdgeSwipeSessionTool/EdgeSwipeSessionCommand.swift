@@ -21,10 +21,11 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
             Run it in your graphical session (systemctl --user enable --now edgeswipe-session.service). It is an \
             ordinary read-only client of the daemon and reconnects when the daemon restarts. Its rules are in \
             $XDG_CONFIG_HOME/edgeswipe/session.toml (~/.config/edgeswipe/session.toml), tried before the built-in \
-            ones (3-finger swipes left/right: next/previous workspace on sway, Hyprland and niri; a left-edge swipe: \
-            alt+Left; on GNOME, with EdgeSwipe's extension, a touchscreen's top edge opens the overview with the finger, \
-            and GNOME's own 3-finger swipes stay), which still apply unless the file says defaults = false. SIGHUP reloads the file, keeping the \
-            rules in force if it is wrong. --dry-run fires nothing and logs what it would do, while the overlay draws. \
+            ones (3-finger swipes left/right: next/previous workspace on sway, Hyprland and niri, the desktop on the \
+            right/left on KDE Plasma; a left-edge swipe: alt+Left; on GNOME, with EdgeSwipe's extension, a touchscreen's \
+            top edge opens the overview with the finger, and GNOME's own 3-finger swipes stay), which still apply unless \
+            the file says defaults = false. SIGHUP reloads the file, keeping the rules in force if it is wrong. --dry-run \
+            fires nothing and logs what it would do, while the overlay draws. \
             Exit status: 0 stopped; 1 --check-config found a problem; 64 bad arguments; 78 the rules file is wrong.
             """)
 
@@ -66,14 +67,14 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         // Trapped first: a SIGHUP that comes while the session starts must reload, not end it.
         let signals = await UnixSignalsSequence(trapping: .sighup, .sigterm, .sigint)
         let path = config ?? Self.defaultRulesPath(environment)
+        let desktop = Desktop.detect(environment: environment)
         let rules: RuleSet
-        switch Self.load(path, explicit: config != nil) {
+        switch Self.load(path, explicit: config != nil, desktop: desktop) {
         case .success(let r): rules = r
         case .failure(let error):
             StandardError.print("edgeswipe-session: \(error)")
             throw ExitCode(78)
         }
-        let desktop = Desktop.detect(environment: environment)
         logger.notice("rules: \(rules.summary(on: desktop))\(rules.file == nil ? " (there is no \(path))" : "")")
         if dryRun { logger.notice("dry run: no effect is fired; each is logged as what it would do") }
 
@@ -103,6 +104,8 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         }
         Self.sayOverlay(rules.overlay, on: wayland, logger: logger)
         if case .success(let thread)? = wayland { session.observe { thread.handle($0) } }
+        Self.followFocus(of: session, compositor: compositor, on: wayland)
+        let kwinFocus = Self.followKWinFocus(of: session, desktop: desktop, desktopBus: desktopBus, environment: environment, logger: logger)
 
         // The default socket is looked at again before each attempt (the user instance's, then the system's): a
         // session that starts before its daemon finds it where it comes up.
@@ -118,7 +121,7 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         var current = rules
         for await signal in signals {
             guard signal == .sighup else { break }
-            switch Self.load(path, explicit: config != nil) {
+            switch Self.load(path, explicit: config != nil, desktop: desktop) {
             case .success(let r):
                 current = r
                 session.replace(r)
@@ -135,6 +138,8 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
                 logger.error("reload refused, keeping the rules in force (\(current.summary(on: desktop))): \(error)")
             }
         }
+        // KWin unloads the focus script before the bus thread ends (it runs what was queued first).
+        kwinFocus?.stop()
         session.stop()
         await client.close()
         if case .success(let thread)? = wayland {
@@ -150,17 +155,17 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
         return (environment["HOME"] ?? "") + "/.config/edgeswipe/session.toml"
     }
 
-    /// The file's rules (and the built-in ones, unless it says `defaults = false`); the built-in rules alone when the
-    /// default file does not exist (a file named on the command line must).
-    static func load(_ path: String, explicit: Bool) -> Result<RuleSet, ConfigError> {
-        if !explicit, (try? Stat(FilePath(path))) == nil { return .success(.defaults) }
-        do { return .success(try SessionRulesParser.load(path: path)) } catch { return .failure(error) }
+    /// The file's rules, then `desktop`'s built-in ones unless it says `defaults = false`; the built-in rules alone when
+    /// the default file does not exist (a file named on the command line must).
+    static func load(_ path: String, explicit: Bool, desktop: Desktop?) -> Result<RuleSet, ConfigError> {
+        if !explicit, (try? Stat(FilePath(path))) == nil { return .success(.defaults(for: desktop)) }
+        do { return .success(try SessionRulesParser.load(path: path).withBuiltIn(for: desktop)) } catch { return .failure(error) }
     }
 
     /// The session's Wayland thread, started, when a part needs it (rules that send keys, the overlay); it connects
     /// (and reconnects) on its own.
     static func waylandThread(for rules: RuleSet, keys: Bool, environment: [String: String], logger: Logger) -> Result<WaylandThread, WaylandError>? {
-        guard keys || rules.overlay.enabled else { return nil }
+        guard keys || rules.overlay.enabled || needsFocus(rules) else { return nil }
         guard !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty else {
             return .failure(WaylandError("$WAYLAND_DISPLAY is not set (not a Wayland session)"))
         }
@@ -184,12 +189,12 @@ struct EdgeSwipeSessionCommand: AsyncParsableCommand {
 
     /// `--check-config`: 0 when the file is right, 1 when not; what cannot run here is said either way.
     func check(_ path: String, environment: [String: String]) -> Int32 {
+        let desktop = Desktop.detect(environment: environment)
         let rules: RuleSet
-        do { rules = try SessionRulesParser.load(path: path) } catch {
+        do { rules = try SessionRulesParser.load(path: path).withBuiltIn(for: desktop) } catch {
             StandardError.print("edgeswipe-session: \(error)")
             return 1
         }
-        let desktop = Desktop.detect(environment: environment)
         let own = "\(rules.fileRules.count) rule\(rules.fileRules.count == 1 ? "" : "s")"
         let applying = rules.rules(on: desktop)
         let builtIn = applying.count - rules.fileRules.count

@@ -37,3 +37,17 @@ public enum UTF8Check {
         bytes.withUnsafeBytes { firstInvalidOffset($0) }
     }
 }
+
+extension String {
+    /// The longest prefix of whole characters that fits in `limit` UTF-8 bytes: how text from another program (an app
+    /// id, a window's class) is bounded before it is kept or logged.
+    public func prefix(utf8Bytes limit: Int) -> String {
+        guard utf8.count > limit else { return self }
+        var out = ""
+        for c in self {
+            guard out.utf8.count + c.utf8.count <= limit else { break }
+            out.append(c)
+        }
+        return out
+    }
+}

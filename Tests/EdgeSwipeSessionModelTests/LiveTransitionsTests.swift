@@ -190,7 +190,8 @@ struct LiveTransitionsTests {
         ("[[rule]]\nfingers = 4\ndevice = \"touchscreen\"\nworkspace = \"next\"\n", ["touchscreen-horizontal", "touchscreen-vertical"]),
     ] as [(String, [String])])
     func claims(_ toml: String, _ expected: [String]) {
-        #expect(GnomeClaims.gestures(for: RuleMatcherTests.rules(toml)) == expected)
+        // On GNOME a file's rules come before GNOME's built-in ones, which claim nothing.
+        #expect(GnomeClaims.gestures(for: RuleMatcherTests.rules(toml).withBuiltIn(for: .gnome)) == expected)
     }
 
     @Test("each transition's machine logs its changes of state and forgets it at its end")

@@ -44,7 +44,7 @@ struct GnomeShellTests {
             let address = mock.address
             let bus = try DesktopBus(logger: log.logger) { () throws(BusError) in try SDBus.connect(address: address) }
             session = Session(
-                rules: try SessionRulesParser.parse(rules, file: "s.toml"), desktop: .gnome, environment: [:],
+                rules: try SessionRulesParser.parse(rules, file: "s.toml").withBuiltIn(for: .gnome), desktop: .gnome, environment: [:],
                 eventLoop: MultiThreadedEventLoopGroup.singleton.next(), compositor: nil, keys: nil, desktopBus: .success(bus),
                 logger: log.logger)
         }

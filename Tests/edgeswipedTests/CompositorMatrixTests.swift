@@ -135,10 +135,7 @@ struct CompositorMatrixTests {
 
     /// A screenshot (grim, through wlr-screencopy) shows the key logger's colour (#4c566a).
     static func screenshot(on compositor: some HeadlessCompositor, showing logger: HeadlessSession.Launched) throws {
-        let file = try compositor.session.writableFile("shot.ppm")
-        let grim = try compositor.runClient(["/usr/bin/grim", "-t", "ppm", file.path])
-        #expect(grim.status == 0, "grim: \(grim.output)")
-        let shot = try Screenshot(ppm: Data(contentsOf: file), name: "\(compositor.session.name)-key-logger", takenUS: 0...0)
+        let shot = try SessionMatrixTests.screenshot(compositor, "\(compositor.session.name)-key-logger")
         let colour = (r: 0x4c, g: 0x56, b: 0x6a)
         let covered = (0..<shot.height).reduce(0) { n, y in n + (0..<shot.width).filter { Screenshot.distance(shot.pixel($0, y), colour) <= 6 }.count }
         #expect(covered >= 320 * 240, "the screenshot (\(shot.width)x\(shot.height)) shows \(covered) pixels of the window's colour")

@@ -197,7 +197,7 @@ struct GnomeSessionTests {
         let before = s.windowLog("one")
         let run = try Run(s, recording: Paths.demo, rules: nil)
         #expect(run.waitForReplay(), "\(run.sessionText)")
-        #expect(run.sessionText.contains("rules: 2 built-in"), "GNOME's built-in rules: \(run.sessionText)")
+        #expect(run.sessionText.contains("rules: 2 built-in"), "\(run.sessionText)")
         #expect(s.shell.waitForState { $0.overviewShownState == "SHOWN" && $0.settled } != nil, "the top edge opened the overview: \(run.sessionText)")
         #expect(run.sessionText.contains("rule 'overview' (built-in): top-edge swipe began in org.edgeswipe.TestOne -> gnome overview show, live"), "\(run.sessionText)")
         let keys = s.windowLog("one").dropFirst(before.count)

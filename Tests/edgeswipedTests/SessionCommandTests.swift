@@ -36,11 +36,14 @@ struct SessionCommandTests {
         let ok = try Self.run(["--check-config", good.path], environment: ["XDG_CURRENT_DESKTOP": "GNOME"])
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(ok.stdout.contains("good.toml: 2 rules, then 2 built-in (defaults = false in the file turns them off)"), "\(ok.stdout)")
-        // Each rule with its conditions, the file's first, then the built-in ones.
-        let listed = ok.stdout.split(separator: "\n").filter { $0.hasPrefix("  rule ") }.map { String($0.dropFirst(2)) }
+        // Each rule with its conditions, the file's first, then GNOME's built-in ones (the list ends where what this
+        // session can run begins).
+        let listed = ok.stdout.split(separator: "\n").prefix { !$0.hasPrefix("this session") }
+            .filter { $0.hasPrefix("  rule ") }.map { String($0.dropFirst(2)) }
         #expect(listed == [
             "rule 'back' (\(good.path):1): left edge; on completed -> key alt+Left",
             "rule '#2' (\(good.path):6): swipe up, 3 fingers; on completed -> sway \"workspace back_and_forth\"",
+            "rule 'overview' (built-in): top edge, 1 finger, on a touchscreen; on completed -> gnome overview show",
             "rule 'back' (built-in): left edge, 1 finger; on completed -> key alt+Left",
             "rule 'overview' (built-in): top edge, 1 finger, on a touchscreen, on gnome; on completed -> gnome overview show",
         ], "GNOME's built-in rules: its own 3-finger swipes stay: \(ok.stdout)")

@@ -6,6 +6,7 @@
 #include <wayland-client.h>
 #include "fake-input-client-protocol.h"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
+#include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
 #include "wlr-layer-shell-unstable-v1-client-protocol.h"
 
 /* The interfaces the session binds, by their real address. libwayland keeps the interface a proxy is bound with for
@@ -21,6 +22,11 @@ static inline const struct wl_interface *cwayland_zwp_virtual_keyboard_manager_v
 }
 /* KWin's keys for a client its desktop entry grants (protocols/fake-input.xml: version 4, up to keyboard_key). */
 static inline const struct wl_interface *cwayland_org_kde_kwin_fake_input_interface(void) { return &org_kde_kwin_fake_input_interface; }
+
+/* The focused app where no IPC says it (phoc): protocols/wlr-foreign-toplevel-management-unstable-v1.xml, version 1. */
+static inline const struct wl_interface *cwayland_zwlr_foreign_toplevel_manager_v1_interface(void) {
+    return &zwlr_foreign_toplevel_manager_v1_interface;
+}
 
 /* wl_display_get_error's fatal protocol error, with the interface and code it names (wl_display_get_protocol_error
    takes an out-parameter of interface pointer, which Swift sees as a double pointer to a C struct). */

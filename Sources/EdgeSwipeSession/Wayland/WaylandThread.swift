@@ -52,6 +52,8 @@ public final class WaylandThread: KeySender, Sendable {
         var droppedChords = 0
         var settings: OverlaySettings?
         var keysWanted: Bool?
+        /// Where the focused app goes (ForeignToplevels.swift), once asked.
+        var focus: (@Sendable (String?) -> Void)?
         var stopping = false
     }
 
@@ -79,6 +81,13 @@ public final class WaylandThread: KeySender, Sendable {
             $0.settings = overlay
             $0.keysWanted = keys
         }
+    }
+
+    /// Follows the active window through `zwlr_foreign_toplevel_manager_v1` where the compositor offers it (phoc),
+    /// on every connection: `focused` gets each newly focused app id, `nil` when none is, on this thread.
+    public func followFocus(_ focused: @escaping @Sendable (String?) -> Void) {
+        inbox.withLockedValue { $0.focus = focused }
+        wake.wake()
     }
 
     /// Starts the thread; it connects at once.
@@ -162,6 +171,7 @@ public final class WaylandThread: KeySender, Sendable {
             box.droppedChords = 0
             box.settings = nil
             box.keysWanted = nil
+            box.focus = nil
             return taken
         }
     }
@@ -179,6 +189,8 @@ private struct Owner {
     var overlay: Overlay?
     var overlayProblem: String?
     var keysWanted = false
+    var focus: (@Sendable (String?) -> Void)?
+    var saidFocus: String?
     var keymap: Result<KeymapResolver, WaylandError>?
     var chords: [WaylandThread.Chord] = []
     /// What was said last, so that each thing is said once (a reconnection to the same compositor says nothing new).
@@ -199,6 +211,8 @@ private struct Owner {
         /// The choice the keys were made for.
         var keyChoice: KeyBackendChoice?
         var overlayAttached = false
+        /// The active window's follower (phoc), once bound.
+        var toplevels: ForeignToplevels?
 
         init(connection: WaylandConnection) { self.connection = connection }
     }
@@ -256,6 +270,7 @@ private struct Owner {
     private mutating func takeInbox(_ thread: WaylandThread) {
         let box = thread.take()
         if box.stopping { stopping = true }
+        if let focus = box.focus { self.focus = focus }
         if let wanted = box.keysWanted {
             // A reload: the rules are new, each may be told again; keys wanted now or no more are chosen again.
             refused.removeAll()
@@ -325,6 +340,14 @@ private struct Owner {
         }
         let changed = connection.takeGlobalsChanged()
         if changed || (link.keys == nil && keysWanted && link.keyChoice == nil) { chooseKeys(link, thread) }
+        if let focus, link.toplevels == nil, connection.global(ForeignToplevels.interface) != nil {
+            do {
+                link.toplevels = try ForeignToplevels(on: connection, focused: focus)
+                say(focus: "focus: following the active window (zwlr_foreign_toplevel_manager_v1)")
+            } catch {
+                say(focus: "focus: \(error)")
+            }
+        }
         if let overlay {
             if !link.overlayAttached {
                 link.overlayAttached = true
@@ -443,6 +466,12 @@ private struct Owner {
         guard line != saidKeys else { return }
         saidKeys = line
         if warning { logger.warning("\(line)") } else { logger.notice("\(line)") }
+    }
+
+    private mutating func say(focus line: String) {
+        guard line != saidFocus else { return }
+        saidFocus = line
+        logger.notice("\(line)")
     }
 
     private mutating func say(overlay line: String, warning: Bool) {

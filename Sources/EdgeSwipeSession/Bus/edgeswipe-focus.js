@@ -1,0 +1,1 @@
+../../../packaging/kwin/edgeswipe-focus.js
