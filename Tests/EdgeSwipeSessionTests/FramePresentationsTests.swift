@@ -69,6 +69,17 @@ struct FramePresentationsTests {
         #expect(p.presented == 1)
     }
 
+    @Test("wp_presentation_feedback.presented's time in three parts, as microseconds; times no clock reaches are refused, never a trap",
+          arguments: [
+              (UInt32(0), UInt32(12), UInt32(345_678_999), FeedbackState.Outcome.presented(atUS: 12_345_678, refreshNS: 16_666_667)),
+              (1, 0, 0, .presented(atUS: 4_294_967_296_000_000, refreshNS: 16_666_667)),
+              (UInt32.max, UInt32.max, 0, .discarded),
+              (0, 1, 1_000_000_000, .discarded),
+          ])
+    func presentedTime(_ high: UInt32, _ low: UInt32, _ nanoseconds: UInt32, _ outcome: FeedbackState.Outcome) {
+        #expect(FeedbackState.presented(secondsHigh: high, secondsLow: low, nanoseconds: nanoseconds, refreshNS: 16_666_667) == outcome)
+    }
+
     @Test("the log line the benchmark reads")
     func logLine() {
         var p = FramePresentations()
