@@ -167,6 +167,7 @@ struct OverlaySection {
         let shown = numbers(
             #"stream line -> presentation p50 ([\d.]+) ms, p99 ([\d.]+) ms, max ([\d.]+) ms \(n (\d+)\); refresh ([\d.]+) ms; (\d+) presented, (\d+) discarded, (\d+) missed"#,
             in: summary)
+        let compositor = numbers(#"commit -> presentation p50 ([\d.]+) ms, p99 ([\d.]+) ms"#, in: summary)
         var presentation: JSONValue = .null
         if let shown, shown[3] > 0 {
             presentation = .fields([
@@ -174,6 +175,8 @@ struct OverlaySection {
                 ("n", .integer(Int(shown[3]))), ("refresh_ms", .num(shown[4], digits: 2)), ("presented", .integer(Int(shown[5]))),
                 ("discarded", .integer(Int(shown[6]))), ("frames_missed", .integer(Int(shown[7]))),
                 ("frames_missed_per_second_swiping", .num(shown[7] / swiped, digits: 2)),
+                // The compositor's share: from the overlay's commit to the presentation.
+                ("commit_to_presentation_p50", .num(compositor?[0], digits: 2)), ("commit_to_presentation_p99", .num(compositor?[1], digits: 2)),
             ])
         }
         return .fields([

@@ -85,6 +85,6 @@ struct FramePresentationsTests {
         var p = FramePresentations()
         p.committed(1, lineArrivalUS: 1_000, atUS: 2_000)
         p.presented(1, atUS: 15_000, refreshNS: 16_666_667)
-        #expect(p.description == "stream line -> presentation p50 14 ms, p99 14 ms, max 14 ms (n 1); refresh 16.6667 ms; 1 presented, 0 discarded, 0 missed")
+        #expect(p.description == "stream line -> presentation p50 14 ms, p99 14 ms, max 14 ms (n 1); refresh 16.6667 ms; 1 presented, 0 discarded, 0 missed; commit -> presentation p50 13 ms, p99 13 ms")
     }
 }
