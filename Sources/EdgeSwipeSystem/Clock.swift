@@ -16,6 +16,21 @@ public enum MonotonicClock {
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return MonotonicInstant(microseconds: UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000)
     }
+
+    /// `CLOCK_MONOTONIC_RAW`: what some compositors stamp `wp_presentation` times with (headless weston, and sway
+    /// nested in it, say clock 4).
+    public static let rawClockID: Int32 = CLOCK_MONOTONIC_RAW
+
+    /// A recent instant on ``rawClockID``, in microseconds, as an instant on this clock: by its age, read on both
+    /// clocks at once. They count the same ticks and differ only by NTP's slewing of this one (at most 500 ppm), so an
+    /// instant milliseconds old lands within a microsecond; one from the future counts as now.
+    public static func microseconds(fromRaw raw: UInt64) -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC_RAW, &ts)
+        let rawNow = UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
+        let now = now().microseconds
+        return now - min(now, rawNow - min(rawNow, raw))
+    }
 }
 
 /// The CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`): what benchmarks divide work by, so that a

@@ -69,11 +69,22 @@ struct FramePresentationsTests {
         #expect(p.presented == 1)
     }
 
+    @Test("wp_presentation_feedback.presented's time in three parts, as microseconds; times no clock reaches are refused, never a trap",
+          arguments: [
+              (UInt32(0), UInt32(12), UInt32(345_678_999), FeedbackState.Outcome.presented(atUS: 12_345_678, refreshNS: 16_666_667)),
+              (1, 0, 0, .presented(atUS: 4_294_967_296_000_000, refreshNS: 16_666_667)),
+              (UInt32.max, UInt32.max, 0, .discarded),
+              (0, 1, 1_000_000_000, .discarded),
+          ])
+    func presentedTime(_ high: UInt32, _ low: UInt32, _ nanoseconds: UInt32, _ outcome: FeedbackState.Outcome) {
+        #expect(FeedbackState.presented(secondsHigh: high, secondsLow: low, nanoseconds: nanoseconds, refreshNS: 16_666_667) == outcome)
+    }
+
     @Test("the log line the benchmark reads")
     func logLine() {
         var p = FramePresentations()
         p.committed(1, lineArrivalUS: 1_000, atUS: 2_000)
         p.presented(1, atUS: 15_000, refreshNS: 16_666_667)
-        #expect(p.description == "stream line -> presentation p50 14 ms, p99 14 ms, max 14 ms (n 1); refresh 16.6667 ms; 1 presented, 0 discarded, 0 missed")
+        #expect(p.description == "stream line -> presentation p50 14 ms, p99 14 ms, max 14 ms (n 1); refresh 16.6667 ms; 1 presented, 0 discarded, 0 missed; commit -> presentation p50 13 ms, p99 13 ms")
     }
 }

@@ -242,6 +242,17 @@ struct OverlaySwayTests {
         let summary = stage.sessionText.components(separatedBy: "\n").last { $0.contains("overlay: ") && $0.contains(" frames (") } ?? ""
         #expect(!summary.isEmpty, "\(stage.sessionText)")
         print("overlay on sway: \(summary)")
+        // The overlay asks sway for wp_presentation feedback on every new picture, and the exit line carries what came of
+        // it (issue 39 item 2's figure, which the bench reads from this line). Headless sway 1.7 (wlroots 0.15) offers
+        // the global but never answers `presented` (its headless output sends no present events; FIELD-NOTES), so
+        // times are asserted only where it does; the bench nests sway in headless weston, which does.
+        let shown = try #require(
+            summary.firstMatch(of: /stream line -> presentation .* \(n (\d+)\); refresh ([\d.]+) ms; (\d+) presented, (\d+) discarded/), "\(summary)")
+        let frames = Int(summary.firstMatch(of: /(\d+) frames \(/)?.1 ?? "") ?? 0
+        #expect((Int(shown.3) ?? 0) + (Int(shown.4) ?? 0) <= frames, "more feedback than frames: \(summary)")
+        if Int(shown.3) ?? 0 > 0 {
+            #expect(Int(shown.1) ?? 0 > 0 && Double(shown.2) ?? 0 > 0, "presented frames, but no line-to-presentation figure: \(summary)")
+        }
     }
 
     @Test("at an output scale of 2 it draws at the output's scale, where the finger is; a second output, which the touchscreen does not drive, gets nothing",

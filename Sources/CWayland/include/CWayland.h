@@ -5,6 +5,7 @@
    folder. Only EdgeSwipeSession imports it; xkbcommon, which needs no display, is CXKBCommon. */
 #include <wayland-client.h>
 #include "fake-input-client-protocol.h"
+#include "presentation-time-client-protocol.h"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
 #include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
 #include "wlr-layer-shell-unstable-v1-client-protocol.h"
@@ -20,6 +21,8 @@ static inline const struct wl_interface *cwayland_zwlr_layer_shell_v1_interface(
 static inline const struct wl_interface *cwayland_zwp_virtual_keyboard_manager_v1_interface(void) {
     return &zwp_virtual_keyboard_manager_v1_interface;
 }
+/* When the overlay's frames reached the screen (protocols/presentation-time.xml: version 1). */
+static inline const struct wl_interface *cwayland_wp_presentation_interface(void) { return &wp_presentation_interface; }
 /* KWin's keys for a client its desktop entry grants (protocols/fake-input.xml: version 4, up to keyboard_key). */
 static inline const struct wl_interface *cwayland_org_kde_kwin_fake_input_interface(void) { return &org_kde_kwin_fake_input_interface; }
 

@@ -42,13 +42,34 @@ final class Overlay {
         let compositor: WaylandObject<CompositorKind>
         let shm: WaylandObject<ShmKind>
         let layerShell: WaylandObject<LayerShellKind>
+        /// `wp_presentation`, where the compositor offers it: when each new picture reached the screen.
+        let presentation: WaylandObject<PresentationKind>?
+        let presentationClock = PresentationClock()
         var outputs: [UInt32: OverlayOutput] = [:]
 
-        init(connection: WaylandConnection, compositor: WaylandObject<CompositorKind>, shm: WaylandObject<ShmKind>, layerShell: WaylandObject<LayerShellKind>) {
+        init(
+            connection: WaylandConnection, compositor: WaylandObject<CompositorKind>, shm: WaylandObject<ShmKind>,
+            layerShell: WaylandObject<LayerShellKind>, presentation: WaylandObject<PresentationKind>?
+        ) {
             self.connection = connection
             self.compositor = compositor
             self.shm = shm
             self.layerShell = layerShell
+            self.presentation = presentation
+            if let presentation {
+                wp_presentation_add_listener(presentation.proxy, Overlay.presentationListener, presentation.retaining(presentationClock))
+            }
+        }
+
+        /// Where feedback is worth asking for: only times on our clock (the stream's arrivals are on
+        /// `CLOCK_MONOTONIC`), or on `CLOCK_MONOTONIC_RAW`, which counts the same ticks and is brought onto ours
+        /// (``MonotonicClock/microseconds(fromRaw:)``), can be set against a line's arrival; until `clock_id` has
+        /// come, or on another clock (the wall clock jumps), none is asked.
+        var timedPresentation: (object: WaylandObject<PresentationKind>, clock: UInt32)? {
+            guard let presentation, let clock = presentationClock.id,
+                clock == UInt32(bitPattern: MonotonicClock.clockID) || clock == UInt32(bitPattern: MonotonicClock.rawClockID)
+            else { return nil }
+            return (presentation, clock)
         }
     }
 
@@ -82,7 +103,11 @@ final class Overlay {
         guard let layerShell = connection.bind(shellGlobal, LayerShellKind.self, cwayland_zwlr_layer_shell_v1_interface(), version: 1) else {
             throw WaylandError("cannot bind zwlr_layer_shell_v1")
         }
-        bound = Bound(connection: connection, compositor: compositor, shm: shm, layerShell: layerShell)
+        // Optional: without it the overlay draws the same, and only the line-to-presentation figure is missing.
+        let presentation = connection.global("wp_presentation").flatMap {
+            connection.bind($0, PresentationKind.self, cwayland_wp_presentation_interface(), version: 1)
+        }
+        bound = Bound(connection: connection, compositor: compositor, shm: shm, layerShell: layerShell, presentation: presentation)
         // The outputs' names and scales arrive as events: bind them now, so that they are known at the first touch.
         refreshOutputs()
     }
@@ -146,6 +171,7 @@ final class Overlay {
             guard let surface = output.surface else { continue }
             for ms in surface.state.frameIntervalsMS { statistics.frameIntervalMS.append(UInt64(ms)) }
             surface.state.frameIntervalsMS.removeAll(keepingCapacity: true)
+            collectFeedback(of: surface)
         }
     }
 
@@ -240,6 +266,33 @@ final class Overlay {
         surface.state.awaitingFrame = true
     }
 
+    /// Asks when the surface's next commit reaches the screen, where the compositor can say it on our clock.
+    private func requestFeedback(_ surface: OverlaySurface, in bound: Bound, token: FramePresentations.Token) {
+        guard let presentation = bound.timedPresentation,
+            let feedback = WaylandObject<PresentationFeedbackKind>(
+                wp_presentation_feedback(presentation.object.proxy, surface.surface.proxy), on: bound.connection.display)
+        else { return }
+        let state = FeedbackState(token: token, raw: presentation.clock == UInt32(bitPattern: MonotonicClock.rawClockID))
+        wp_presentation_feedback_add_listener(feedback.proxy, Self.feedbackListener, feedback.retaining(state))
+        // A compositor that never answers must not grow the list: the oldest goes, as FramePresentations forgets it.
+        if surface.feedback.count >= FramePresentations.inFlightLimit { surface.feedback.removeFirst() }
+        surface.feedback.append((feedback, state))
+    }
+
+    /// Reports the answered feedback of `surface` (after a dispatch) and lets go of its objects.
+    private func collectFeedback(of surface: OverlaySurface) {
+        guard surface.feedback.contains(where: { $0.state.outcome != nil }) else { return }
+        for (_, state) in surface.feedback {
+            switch state.outcome {
+            case nil: break
+            case .presented(let atUS, let refreshNS): statistics.presentations.presented(state.token, atUS: atUS, refreshNS: refreshNS)
+            case .discarded: statistics.presentations.discarded(state.token)
+            }
+        }
+        // Their proxies go here, after the dispatch that answered them, not inside their own listeners.
+        surface.feedback.removeAll { $0.state.outcome != nil }
+    }
+
     /// Paints `frame` into a free buffer of the surface's size, repainting only what changed since that buffer last
     /// held a frame, and commits it with a frame callback. `false` when every buffer is still the compositor's.
     private func draw(_ frame: OverlayFrame, on surface: OverlaySurface, in bound: Bound) -> Bool {
@@ -285,6 +338,8 @@ final class Overlay {
         buffer.state.busy = true
         wl_surface_attach(surface.surface.proxy, buffer.buffer.proxy, 0, 0)
         requestFrame(surface, in: bound)
+        // The number update() gives this commit in FramePresentations, once it is made.
+        requestFeedback(surface, in: bound, token: FramePresentations.Token(statistics.frames + 1))
         wl_surface_commit(surface.surface.proxy)
         surface.shown = frame
         return true
@@ -325,6 +380,33 @@ final class Overlay {
             },
             closed: { data, _ in
                 listenerContext(data, as: SurfaceState.self)?.closed = true
+            }))
+        return listener
+    }()
+
+    nonisolated(unsafe) fileprivate static let presentationListener: UnsafeMutablePointer<wp_presentation_listener> = {
+        let listener = UnsafeMutablePointer<wp_presentation_listener>.allocate(capacity: 1)
+        listener.initialize(to: wp_presentation_listener(clock_id: { data, _, clock in
+            listenerContext(data, as: PresentationClock.self)?.id = clock
+        }))
+        return listener
+    }()
+
+    nonisolated(unsafe) private static let feedbackListener: UnsafeMutablePointer<wp_presentation_feedback_listener> = {
+        let listener = UnsafeMutablePointer<wp_presentation_feedback_listener>.allocate(capacity: 1)
+        listener.initialize(to: wp_presentation_feedback_listener(
+            sync_output: { _, _, _ in },
+            presented: { data, _, secondsHigh, secondsLow, nanoseconds, refresh, _, _, _ in
+                guard let state = listenerContext(data, as: FeedbackState.self) else { return }
+                var outcome = FeedbackState.presented(secondsHigh: secondsHigh, secondsLow: secondsLow, nanoseconds: nanoseconds, refreshNS: refresh)
+                // Brought onto our clock now, while the time is fresh (its age is what carries over).
+                if state.raw, case .presented(let atUS, let refreshNS) = outcome {
+                    outcome = .presented(atUS: MonotonicClock.microseconds(fromRaw: atUS), refreshNS: refreshNS)
+                }
+                state.outcome = outcome
+            },
+            discarded: { data, _ in
+                listenerContext(data, as: FeedbackState.self)?.outcome = .discarded
             }))
         return listener
     }()
@@ -384,6 +466,39 @@ final class SurfaceState {
     }
 }
 
+/// The clock `wp_presentation` stamps its times with (its listener's context): `clock_id`, once bound.
+final class PresentationClock {
+    var id: UInt32?
+}
+
+/// What one commit's `wp_presentation_feedback` said (its listener's context), until the overlay reports it.
+final class FeedbackState {
+    enum Outcome: Equatable, Sendable {
+        case presented(atUS: UInt64, refreshNS: UInt32)
+        case discarded
+    }
+
+    /// The commit's number in ``FramePresentations``.
+    let token: FramePresentations.Token
+    /// The times are on `CLOCK_MONOTONIC_RAW`, not ours.
+    let raw: Bool
+    var outcome: Outcome?
+
+    init(token: FramePresentations.Token, raw: Bool) {
+        self.token = token
+        self.raw = raw
+    }
+
+    /// `presented`'s time as microseconds on the clock: a compositor's numbers, so a time no clock reaches (over
+    /// 2^64 microseconds, or nanoseconds past a second) counts as not shown rather than trapping.
+    static func presented(secondsHigh: UInt32, secondsLow: UInt32, nanoseconds: UInt32, refreshNS: UInt32) -> Outcome {
+        let seconds = UInt64(secondsHigh) << 32 | UInt64(secondsLow)
+        let (us, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        guard !overflow, nanoseconds < 1_000_000_000, us <= UInt64.max - 1_000_000 else { return .discarded }
+        return .presented(atUS: us + UInt64(nanoseconds / 1000), refreshNS: refreshNS)
+    }
+}
+
 /// One output's layer surface, while something is drawn on it; its objects go with it (the layer surface first: it
 /// keeps its `wl_surface`).
 final class OverlaySurface {
@@ -392,6 +507,9 @@ final class OverlaySurface {
     let state: SurfaceState
     let scale: Int32
     var callback: WaylandObject<CallbackKind>?
+    /// The `wp_presentation_feedback` of commits not yet answered, oldest first, each with its listener's context;
+    /// they go when answered, or with the surface.
+    var feedback: [(object: WaylandObject<PresentationFeedbackKind>, state: FeedbackState)] = []
     var buffers: [OverlayBuffer] = []
     /// The frame committed last.
     var shown: OverlayFrame?

@@ -185,6 +185,18 @@ enum LayerSurfaceKind: WaylandKind {
     static func destroy(_ proxy: OpaquePointer, version: UInt32) { zwlr_layer_surface_v1_destroy(proxy) }
 }
 
+enum PresentationKind: WaylandKind {
+    static let name = "wp_presentation"
+    static func destroy(_ proxy: OpaquePointer, version: UInt32) { wp_presentation_destroy(proxy) }
+}
+
+/// One commit's `wp_presentation_feedback`: the compositor forgets it after `presented` or `discarded`, and it has
+/// no destructor request, so only our proxy goes (also when the surface goes before either came).
+enum PresentationFeedbackKind: WaylandKind {
+    static let name = "wp_presentation_feedback"
+    static func destroy(_ proxy: OpaquePointer, version: UInt32) { wp_presentation_feedback_destroy(proxy) }
+}
+
 enum VirtualKeyboardManagerKind: WaylandKind {
     static let name = "zwp_virtual_keyboard_manager_v1"
     /// The manager has no destructor request.
