@@ -77,7 +77,7 @@ cd "$(dirname "$0")/.."
 # TOMLKit's frames): over millions of executions that passed 2 GB and libFuzzer called it out of memory.
 # The session's rules and matcher, compiled into the harnesses that need them (their module links the client's event
 # loop, which the fuzz build does not build).
-SESSION_MODEL="Sources/EdgeSwipeSessionModel/RuleMatcher.swift Sources/EdgeSwipeSessionModel/SessionRules.swift Sources/EdgeSwipeSessionModel/KeyChord.swift Sources/EdgeSwipeSessionModel/OverlaySettings.swift"
+SESSION_MODEL="Sources/EdgeSwipeSessionModel/RuleMatcher.swift Sources/EdgeSwipeSessionModel/SessionRules.swift Sources/EdgeSwipeSessionModel/PlasmaDefaults.swift Sources/EdgeSwipeSessionModel/KeyChord.swift Sources/EdgeSwipeSessionModel/OverlaySettings.swift"
 TARGET_TABLE="
 protocol-line|Targets/ProtocolLine.swift|4096|protocol-line
 evemu-parse|Targets/EvemuParse.swift Support/RecordingChecks.swift|4096|evemu
