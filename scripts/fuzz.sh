@@ -145,6 +145,8 @@ LIMIT_TEXT=""
 # libFuzzer's exit status when interrupted (its -interrupted_exitcode): the end of a run that -c stopped.
 INTERRUPTED=72
 SCRATCH=${FUZZ_SCRATCH:-.build-fuzz}
+# Absolute, so that a run (which may change to the logs' folder for -jobs) finds its fuzzers wherever FUZZ_SCRATCH is.
+case "$SCRATCH" in /*) ;; *) SCRATCH="$(pwd)/$SCRATCH" ;; esac
 CONFIG=${FUZZ_CONFIG:-release}
 case "$CONFIG" in
   release) OPT=-O ;;
@@ -284,9 +286,9 @@ for target in "${TARGETS[@]}"; do
     # Swift's own crash backtracer reads the crashed process's memory, which AddressSanitizer reports as an
     # overflow of its own: turn it off so a trap shows the Swift message instead.
     SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
-      "$root/$BIN/$target" "$root/$corpus" ${seeds[@]+"${seeds[@]}"} \
+      "$BIN/$target" "$corpus" ${seeds[@]+"${seeds[@]}"} \
       ${LIMIT[@]+"${LIMIT[@]}"} -max_len="$max_len" -timeout=10 -rss_limit_mb="${rss_limit:-2048}" \
-      ${parallel[@]+"${parallel[@]}"} -print_final_stats=1 -artifact_prefix="$root/$artifacts/" \
+      ${parallel[@]+"${parallel[@]}"} -print_final_stats=1 -artifact_prefix="$artifacts/" \
       -interrupted_exitcode=$INTERRUPTED ${EXTRA[@]+"${EXTRA[@]}"} &
     fuzzer=$!
     if [ -n "$CPU_LIMIT" ]; then
