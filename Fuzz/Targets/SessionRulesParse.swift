@@ -14,7 +14,10 @@ public func fuzzSessionRules(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt
     let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).count
     do throws(ConfigError) {
         let set = try SessionRulesParser.parse(text, file: "fuzz.toml")
-        for rule in set.rules {
+        // The file's own rules; the built-in ones after them (unless `defaults = false`) are the program's.
+        precondition(set.rules.count == set.fileRules.count + set.builtIn.count, "rules besides the file's and the built-in ones")
+        for rule in set.builtIn { precondition(rule.isBuiltIn, "a built-in rule placed at \(rule.place)") }
+        for rule in set.fileRules {
             precondition(rule.place.hasPrefix("fuzz.toml:"), "rule '\(rule.name)' placed at \(rule.place)")
             let line = Int(rule.place.dropFirst("fuzz.toml:".count)) ?? 0
             precondition((1...max(1, lines)).contains(line), "rule '\(rule.name)' at \(rule.place), in a file of \(lines) lines")
