@@ -110,7 +110,6 @@ public struct RuleBook: Hashable, Sendable {
             guard let app = app?.lowercased(), apps.contains(where: { $0.lowercased() == app }) else { return false }
         }
         if let desktop = match.desktop, desktop != self.desktop { return false }
-        if let except = match.exceptDesktop, except == self.desktop { return false }
         return true
     }
 }

@@ -113,16 +113,12 @@ public struct RuleMatch: Hashable, Sendable {
     /// The focused application's `app_id` (Wayland) or class (X11), any of these.
     public var apps: [String]?
     public var desktop: Desktop?
-    /// Every desktop but this one: how a built-in rule leaves a desktop alone (GNOME keeps its own 3-finger swipes).
-    /// Not in the file's syntax.
-    public var exceptDesktop: Desktop?
 
     public init(
         edge: Edge? = nil, swipe: SwipeDirection? = nil, fingers: ClosedRange<Int>? = nil, device: DeviceKind? = nil,
         output: String? = nil, container: String? = nil, operation: String? = nil, from: String? = nil, to: String? = nil,
-        apps: [String]? = nil, desktop: Desktop? = nil, exceptDesktop: Desktop? = nil
+        apps: [String]? = nil, desktop: Desktop? = nil
     ) {
-        self.exceptDesktop = exceptDesktop
         self.edge = edge
         self.swipe = swipe
         self.fingers = fingers
@@ -155,7 +151,6 @@ extension RuleMatch: CustomStringConvertible {
         if let to { parts.append("to \(to)") }
         if let apps { parts.append("in \(apps.joined(separator: " or "))") }
         if let desktop { parts.append("on \(desktop.rawValue)") }
-        if let exceptDesktop { parts.append("not on \(exceptDesktop.rawValue)") }
         return parts.isEmpty ? "any gesture" : parts.joined(separator: ", ")
     }
 }
@@ -192,7 +187,7 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether it can fire on `desktop`: it names none, or that one.
     public func applies(on desktop: Desktop?) -> Bool {
-        (match.desktop == nil || match.desktop == desktop) && (match.exceptDesktop == nil || match.exceptDesktop != desktop)
+        match.desktop == nil || match.desktop == desktop
     }
 
     /// `left edge, 1 finger; on completed -> key alt+Left`: what it matches, when, and what it does.
@@ -254,26 +249,16 @@ public struct RuleSet: Hashable, Sendable {
     /// What works with no file at all, and after a file's own rules unless it says `defaults = false`: on sway,
     /// Hyprland and niri a completed 3-finger swipe left or right goes to the next or previous workspace of that
     /// output, and (where the virtual keyboard exists) a completed 1-finger left-edge swipe sends the "back" key.
-    /// A rule here may name the desktop it is for (`RuleMatch.desktop`): the built-in rules may differ per desktop.
-    /// `config/session.toml` shows them as a file would write them.
-    ///
-    /// On GNOME they bind only what GNOME itself lacks and claim none of its gestures: its 3-finger swipes stay its
-    /// own (the workspace rules are not for GNOME), and a 1-finger swipe down from a touchscreen's top edge opens the
-    /// overview with the finger (live, through EdgeSwipe's extension). GNOME 40-47 have no edge swipe to the overview:
-    /// their bottom edge raises the on-screen keyboard (every mode but the lock screen), their top edge only takes a
-    /// fullscreen window out of fullscreen, where the overview is as welcome. The left edge's back key goes through
-    /// the extension's keys there.
+    /// `config/session.toml` shows them as a file would write them. GNOME and KDE Plasma have their own instead
+    /// (``builtInRules(for:)``).
     public static let builtInRules: [Rule] = [
         Rule(
-            name: "next workspace", place: Rule.builtInPlace, match: RuleMatch(swipe: .left, fingers: 3...3, exceptDesktop: .gnome),
+            name: "next workspace", place: Rule.builtInPlace, match: RuleMatch(swipe: .left, fingers: 3...3),
             effect: .workspace(.next)),
         Rule(
-            name: "previous workspace", place: Rule.builtInPlace, match: RuleMatch(swipe: .right, fingers: 3...3, exceptDesktop: .gnome),
+            name: "previous workspace", place: Rule.builtInPlace, match: RuleMatch(swipe: .right, fingers: 3...3),
             effect: .workspace(.previous)),
         Rule(name: "back", place: Rule.builtInPlace, match: RuleMatch(edge: .left, fingers: 1...1), effect: .key(backChord)),
-        Rule(
-            name: "overview", place: Rule.builtInPlace, match: RuleMatch(edge: .top, fingers: 1...1, device: .touchscreen, desktop: .gnome),
-            effect: .gnomeOverview(.show)),
     ]
 
     /// The rules in force with no file: the built-in ones alone.

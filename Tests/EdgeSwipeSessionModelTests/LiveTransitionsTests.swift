@@ -163,9 +163,9 @@ struct LiveTransitionsTests {
 
     @Test("GNOME's defaults bind only what GNOME lacks: the top edge opens the overview live, the left edge is back, 3-finger swipes stay GNOME's")
     func gnomeDefaults() {
-        let rules = RuleSet.defaults
-        #expect(rules.rules(on: .gnome).map(\.name) == ["back", "overview"])
-        #expect(rules.rules(on: .sway).map(\.name) == ["next workspace", "previous workspace", "back"])
+        let rules = RuleSet.defaults(for: .gnome)
+        #expect(rules.rules(on: .gnome).map(\.name) == ["overview", "back"])
+        #expect(RuleSet.defaults(for: .sway).rules(on: .sway).map(\.name) == ["next workspace", "previous workspace", "back"])
         #expect(GnomeClaims.gestures(for: rules) == [], "GNOME's own gestures are left alone")
         var matcher = RuleMatcher(rules: rules, desktop: .gnome)
         var live = LiveTransitions(desktop: .gnome)
