@@ -21,6 +21,9 @@ struct OverlaySection {
     let binaries: ClientBinaries
     let seconds: Double
     let idleSeconds: Double
+    /// Sway nested in headless weston, for `wp_presentation`'s `presented` (headless sway never says it); else
+    /// headless sway, whose frame callbacks give the line-to-compositor-frame figure without a second compositor.
+    let nested: Bool
     let log: (String) -> Void
 
     static let weston = "/usr/bin/weston"
@@ -59,12 +62,12 @@ struct OverlaySection {
         swayEnv["WLR_LIBINPUT_NO_DEVICES"] = "1"
         // Sway 1.7's headless output (wlroots 0.15) never answers wp_presentation feedback with `presented`; its
         // Wayland backend passes on its parent's, and headless weston presents every frame on CLOCK_MONOTONIC with a
-        // 16.67 ms refresh. So where weston is installed, sway runs nested in it (the output is then WL-1), and the
-        // line-to-presentation figure is measured; else sway is headless and that figure is null.
+        // 16.67 ms refresh. So the nested run has sway in weston (the output is then WL-1), for the
+        // line-to-presentation figure, which then counts both compositors' frames.
         var weston: ChildProcess?
         defer { weston?.stop() }
-        let nested = FileManager.default.isExecutableFile(atPath: Self.weston)
         if nested {
+            guard FileManager.default.isExecutableFile(atPath: Self.weston) else { throw BenchError("weston is not installed (\(Self.weston))") }
             let parent = try spawn(Self.weston, [
                 "--backend=headless-backend.so", "--use-pixman", "--socket=wayland-parent", "--width=1920", "--height=1080", "--idle-time=0",
             ], env, log: scratch.file("weston.log"))
@@ -168,6 +171,19 @@ struct OverlaySection {
             #"stream line -> presentation p50 ([\d.]+) ms, p99 ([\d.]+) ms, max ([\d.]+) ms \(n (\d+)\); refresh ([\d.]+) ms; (\d+) presented, (\d+) discarded, (\d+) missed"#,
             in: summary)
         let compositor = numbers(#"commit -> presentation p50 ([\d.]+) ms, p99 ([\d.]+) ms"#, in: summary)
+        // The compositor's frame that drew the line (frame callbacks), and the pacer's frames made and missed.
+        let drawn = numbers(#"stream line -> compositor frame p50 ([\d.]+) ms, p99 ([\d.]+) ms, max ([\d.]+) ms \(n (\d+)\), (\d+) later than a frame"#, in: summary)
+        let paced = numbers(#"paced frames made (\d+), missed (\d+), lead ([\d.]+) ms"#, in: summary)
+        var frame: JSONValue = .null
+        if let drawn, drawn[3] > 0 {
+            frame = .fields([
+                ("p50", .num(drawn[0], digits: 2)), ("p99", .num(drawn[1], digits: 2)), ("max", .num(drawn[2], digits: 2)),
+                ("n", .integer(Int(drawn[3]))), ("later_than_a_frame", .integer(Int(drawn[4]))),
+                ("paced_frames_made", .integer(Int(paced?[0] ?? 0))), ("paced_frames_missed", .integer(Int(paced?[1] ?? 0))),
+                ("paced_frames_missed_per_second_swiping", .num((paced?[1]).map { $0 / swiped }, digits: 2)),
+                ("lead_ms", .num(paced?[2], digits: 2)),
+            ])
+        }
         var presentation: JSONValue = .null
         if let shown, shown[3] > 0 {
             presentation = .fields([
@@ -189,6 +205,7 @@ struct OverlaySection {
             ])),
             // The floor: the next frame is the best any client can do.
             ("compositor_frame_interval_ms_p50", .num(interval?[0], digits: 1)),
+            ("line_to_compositor_frame_ms", frame),
             ("line_to_presentation_ms", presentation),
             ("cpu_seconds_per_second_swiping", .num(cpu.map { $0 / swiped }, digits: 4)),
             ("rss_kb", .fields([

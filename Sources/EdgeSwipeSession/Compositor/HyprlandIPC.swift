@@ -44,7 +44,8 @@ final class HyprlandIPC: CompositorIPC, @unchecked Sendable {
         logger.debug("\(rule): hyprland <- \(request)")
         // Hyprland answers and closes; the reply is complete only at the close.
         CompositorRequests.send(Array(request.utf8), to: requestSocket, on: eventLoop, isComplete: { _ in false })
-            .whenComplete { [gate] result in
+            .whenComplete { [self] result in
+                // On the event loop (the future's), which owns the gate, as it owns this object.
                 gate.finished()
                 switch result {
                 case .success(let reply):

@@ -12,8 +12,10 @@ import Logging
 /// into `wl_shm` buffers with cairo from ``OverlayModel``'s frames.
 ///
 /// It draws only while something moves: a message that changes the picture, or a run-out, spring or blend in
-/// flight, each frame paced by the compositor's frame callbacks. At rest it has no surface and no buffer at all;
-/// a gesture creates the surfaces it needs, and they go once the run-out has ended.
+/// flight, each frame paced by the compositor's frame callbacks: painted just before the compositor's next frame
+/// with the newest state (``FramePacer``), so that a line shows in the frame after it arrived. At rest it has no
+/// surface and no buffer at all: a gesture creates the surfaces it needs, and they go a second after the run-out
+/// has ended (cleared meanwhile, for the next swipe's first frame).
 ///
 /// Owned by the Wayland thread (``WaylandThread``), like every Wayland object it makes: the session's event loop
 /// never touches it, it hands observations over and goes on, so no effect ever waits on a frame being painted
@@ -27,6 +29,9 @@ final class Overlay {
     /// At most this many marks are painted per frame: thousands of running transitions (a hostile stream) would
     /// otherwise make every frame cost tens of milliseconds of cairo; what is left out is what lies underneath.
     static let maxMarks = 32
+    /// How long a surface stays, cleared, after its drawing ended: the next swipe within it draws its first frame
+    /// at once. Then it goes, and with it its buffers.
+    static let lingerUS: UInt64 = 1_000_000
 
     private let logger: Logger
     private var model: OverlayModel
@@ -35,6 +40,13 @@ final class Overlay {
     /// When the earliest message not yet shown arrived (the latency statistic's start).
     private var unshownSince: UInt64?
     private(set) var statistics = OverlayStatistics()
+    /// When a picture that changed is due to be painted (the earliest surface's deadline).
+    private var nextPaintUS: UInt64?
+    /// When the first cleared surface is let go of.
+    private var lingerEndUS: UInt64?
+    /// When the thread must wake for the overlay, without a message or a compositor's event: a deadline, or a
+    /// lingering surface's end.
+    var nextWakeUS: UInt64? { [nextPaintUS, lingerEndUS].compactMap { $0 }.min() }
 
     /// The globals the overlay draws with, on one connection.
     final class Bound {
@@ -155,6 +167,8 @@ final class Overlay {
         let now = MonotonicClock.now().microseconds
         let names = Set(bound.outputs.values.compactMap(\.info.name))
         var drew = false
+        nextPaintUS = nil
+        lingerEndUS = nil
         let moving = model.isMoving(atUS: now)
         for key in bound.outputs.keys.sorted() {
             guard let output = bound.outputs[key] else { continue }
@@ -162,7 +176,8 @@ final class Overlay {
             if frame.marks.count > Self.maxMarks { frame.marks.removeLast(frame.marks.count - Self.maxMarks) }
             drew = update(output, in: bound, frame: frame, moving: moving, now: now) || drew
         }
-        let waiting = bound.outputs.values.contains { o in o.surface.map { $0.state.awaitingFrame || !$0.state.configured } ?? false }
+        let waiting = nextPaintUS != nil
+            || bound.outputs.values.contains { o in o.pacer.isInFlight || (o.surface.map { !$0.state.configured } ?? false) }
         if !drew, !waiting {
             // Nothing was left to show: the next message starts the clock again.
             unshownSince = nil
@@ -182,28 +197,59 @@ final class Overlay {
             if !frame.isEmpty { output.surface = makeSurface(on: output, in: bound) }
             return false
         }
-        if surface.state.closed || frame.isEmpty {
+        takeFramesDone(of: surface, output: output, now: now)
+        if frame.isEmpty {
+            // Kept, cleared, for a moment after the drawing ended: mapping a new surface costs the next swipe a frame
+            // or more (sway's first frame for it came ~20 ms after its commit), and swipes often follow each other.
+            let since = surface.emptySinceUS ?? now
+            surface.emptySinceUS = since
+            if now >= since + Self.lingerUS || surface.state.closed {
+                output.surface = nil
+                output.pacer.handle(.surfaceGone, atUS: now)
+                return false
+            }
+            lingerEndUS = min(lingerEndUS ?? since + Self.lingerUS, since + Self.lingerUS)
+            if surface.shown?.isEmpty ?? true { return false }
+        } else {
+            surface.emptySinceUS = nil
+        }
+        if surface.state.closed {
             output.surface = nil
+            output.pacer.handle(.surfaceGone, atUS: now)
             return false
         }
-        guard surface.state.configured, !surface.state.awaitingFrame else { return false }
+        guard surface.state.configured else { return false }
         if surface.state.resized {
             // A new size needs a whole new picture.
             surface.state.resized = false
             surface.shown = nil
         }
-        if frame == surface.shown {
-            // A run-out whose picture did not change this frame still needs the next one; a commit with a pixel of
-            // damage makes sure the compositor paints a frame (and so calls back), as it paints only what changed.
-            if moving {
-                surface.damage(x: 0, y: 0, width: 1, height: 1)
-                requestFrame(surface, in: bound)
-                wl_surface_commit(surface.surface.proxy)
-            }
+        let unchanged = frame == surface.shown
+        // A run-out's unchanged picture needs a commit only to keep the frames coming, never to replace one.
+        if unchanged, !moving || output.pacer.isInFlight { return false }
+        switch output.pacer.decision(atUS: now) {
+        case .paintNow: break
+        case .paintAt(let deadline):
+            nextPaintUS = min(nextPaintUS ?? deadline, deadline)
+            return false
+        case .waitForFrame:
             return false
         }
-        guard draw(frame, on: surface, in: bound) else { return false }
+        if unchanged {
+            // A run-out whose picture did not change this frame still needs the next one; a commit with a pixel of
+            // damage makes sure the compositor paints a frame (and so calls back), as it paints only what changed.
+            surface.damage(x: 0, y: 0, width: 1, height: 1)
+            requestFrame(surface, token: nil, in: bound)
+            wl_surface_commit(surface.surface.proxy)
+            output.pacer.handle(.committed, atUS: now)
+            return false
+        }
+        // The number this commit gets in FramePresentations, once made.
+        let token = FramePresentations.Token(statistics.frames + 1)
+        guard draw(frame, on: surface, token: token, in: bound) else { return false }
+        output.pacer.handle(.committed, atUS: now)
         let committed = MonotonicClock.now().microseconds
+        output.pacer.handle(.painted(durationUS: committed - min(committed, now)), atUS: committed)
         statistics.frames += 1
         // The presentation seam (FramePresentations): each new picture's commit, with the line it first shows; the
         // commit's wp_presentation feedback, where requested, reports when the screen showed it.
@@ -213,6 +259,27 @@ final class Overlay {
             unshownSince = nil
         }
         return true
+    }
+
+    /// Hands the output's pacer and the statistics the surface's frame callbacks that came since the last turn.
+    private func takeFramesDone(of surface: OverlaySurface, output: OverlayOutput, now: UInt64) {
+        let pacer = output.pacer
+        if output.info.refreshMHz > 0 { output.pacer.handle(.refresh(intervalUS: 1_000_000_000 / UInt64(output.info.refreshMHz)), atUS: now) }
+        guard !surface.state.done.isEmpty else { return }
+        for done in surface.state.done {
+            if let token = done.token { statistics.presentations.rendered(token, atUS: done.frameUS, intervalUS: output.pacer.intervalUS) }
+            // Only the newest commit's callback ends the flight: an older one's (a picture replaced) says it was drawn.
+            if done.commit == surface.commits, let note = output.pacer.handle(.frameDone(frameUS: done.frameUS), atUS: now), note.hasPrefix("bug") {
+                logger.error("overlay: \(note)")
+            }
+        }
+        // Their proxies go here, after the dispatch that answered them, not inside their own listeners.
+        let answered = Set(surface.state.done.map(\.commit))
+        surface.callbacks.removeAll { answered.contains($0.commit) }
+        surface.state.done.removeAll(keepingCapacity: true)
+        statistics.framesMade += output.pacer.made - pacer.made
+        statistics.framesMissed += output.pacer.missed - pacer.missed
+        statistics.leadUS = output.pacer.leadUS
     }
 
     /// Binds the outputs the compositor announced that are not bound yet, and lets go of those it withdrew.
@@ -259,11 +326,16 @@ final class Overlay {
         return OverlaySurface(surface: surface, layer: layer, state: state, scale: scale)
     }
 
-    private func requestFrame(_ surface: OverlaySurface, in bound: Bound) {
+    /// Asks for the next commit's frame callback (the commit, numbered on the surface, follows), with the
+    /// picture's number in FramePresentations where it is a new picture.
+    private func requestFrame(_ surface: OverlaySurface, token: FramePresentations.Token?, in bound: Bound) {
+        surface.commits += 1
         guard let callback = WaylandObject<CallbackKind>(wl_surface_frame(surface.surface.proxy), on: bound.connection.display) else { return }
-        wl_callback_add_listener(callback.proxy, Self.frameListener, callback.retaining(surface.state))
-        surface.callback = callback
-        surface.state.awaitingFrame = true
+        let context = FrameCallback(commit: surface.commits, token: token, surface: surface.state)
+        wl_callback_add_listener(callback.proxy, Self.frameListener, callback.retaining(context))
+        // A compositor that never calls back must not grow the list: the oldest goes (its callback is then ignored).
+        if surface.callbacks.count >= OverlaySurface.callbackLimit { surface.callbacks.removeFirst() }
+        surface.callbacks.append((surface.commits, callback))
     }
 
     /// Asks when the surface's next commit reaches the screen, where the compositor can say it on our clock.
@@ -295,7 +367,7 @@ final class Overlay {
 
     /// Paints `frame` into a free buffer of the surface's size, repainting only what changed since that buffer last
     /// held a frame, and commits it with a frame callback. `false` when every buffer is still the compositor's.
-    private func draw(_ frame: OverlayFrame, on surface: OverlaySurface, in bound: Bound) -> Bool {
+    private func draw(_ frame: OverlayFrame, on surface: OverlaySurface, token: FramePresentations.Token, in bound: Bound) -> Bool {
         let scale = Int(surface.scale)
         let pixelWidth = Int(surface.state.width) * scale, pixelHeight = Int(surface.state.height) * scale
         guard pixelWidth > 0, pixelHeight > 0 else { return false }
@@ -303,7 +375,7 @@ final class Overlay {
         let buffer: OverlayBuffer
         if let free = surface.buffers.first(where: { !$0.state.busy }) {
             buffer = free
-        } else if surface.buffers.count < 2 {
+        } else if surface.buffers.count < OverlaySurface.bufferLimit {
             do { buffer = try OverlayBuffer(shm: bound.shm, width: pixelWidth, height: pixelHeight) } catch {
                 logger.error("overlay: \(error)")
                 return false
@@ -311,7 +383,7 @@ final class Overlay {
             surface.buffers.append(buffer)
             statistics.buffers += 1
         } else {
-            // Both are on screen or being read: the release wakes this thread again.
+            // All are on screen or being read: the release wakes this thread again.
             return false
         }
         let width = Double(surface.state.width), height = Double(surface.state.height)
@@ -325,9 +397,11 @@ final class Overlay {
             let x1 = ceil(dirty.maxX * s), y1 = ceil(dirty.maxY * s)
             cairo_rectangle(cr, x0, y0, x1 - x0, y1 - y0)
             cairo_clip(cr)
-            cairo_set_operator(cr, CAIRO_OPERATOR_CLEAR)
-            cairo_paint(cr)
-            cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
+            if !OverlayPainter.coversEverything(frame) {
+                cairo_set_operator(cr, CAIRO_OPERATOR_CLEAR)
+                cairo_paint(cr)
+                cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
+            }
             cairo_scale(cr, s, s)
             painter.draw(frame, on: cr, width: width, height: height)
             cairo_destroy(cr)
@@ -337,9 +411,8 @@ final class Overlay {
         buffer.painted = bounds
         buffer.state.busy = true
         wl_surface_attach(surface.surface.proxy, buffer.buffer.proxy, 0, 0)
-        requestFrame(surface, in: bound)
-        // The number update() gives this commit in FramePresentations, once it is made.
-        requestFeedback(surface, in: bound, token: FramePresentations.Token(statistics.frames + 1))
+        requestFrame(surface, token: token, in: bound)
+        requestFeedback(surface, in: bound, token: token)
         wl_surface_commit(surface.surface.proxy)
         surface.shown = frame
         return true
@@ -351,7 +424,11 @@ final class Overlay {
         let listener = UnsafeMutablePointer<wl_output_listener>.allocate(capacity: 1)
         listener.initialize(to: wl_output_listener(
             geometry: { _, _, _, _, _, _, _, _, _, _ in },
-            mode: { _, _, _, _, _, _ in },
+            mode: { data, _, flags, _, _, refresh in
+                // The current mode's refresh, in mHz: the frame interval the overlay paces its frames by.
+                guard flags & UInt32(WL_OUTPUT_MODE_CURRENT.rawValue) != 0 else { return }
+                listenerContext(data, as: OutputInfo.self)?.refreshMHz = max(0, refresh)
+            },
             done: { _, _ in },
             scale: { data, _, factor in
                 // A compositor's number: kept to what a buffer of a real output can be.
@@ -414,8 +491,9 @@ final class Overlay {
     nonisolated(unsafe) private static let frameListener: UnsafeMutablePointer<wl_callback_listener> = {
         let listener = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
         listener.initialize(to: wl_callback_listener(done: { data, _, milliseconds in
-            // The callback object itself goes when the surface asks for the next one, or with the surface.
-            listenerContext(data, as: SurfaceState.self)?.frameDone(atMS: milliseconds)
+            // The callback object itself goes at the overlay's next turn, or with the surface.
+            guard let callback = listenerContext(data, as: FrameCallback.self) else { return }
+            callback.surface.frameDone(commit: callback.commit, token: callback.token, atMS: milliseconds)
         }))
         return listener
     }()
@@ -428,6 +506,8 @@ final class OutputInfo {
     /// Its name (`wl_output` version 4: `eDP-1`), when the compositor says it.
     var name: String?
     var scale: Int32 = 1
+    /// The current mode's refresh rate in mHz (0: not said).
+    var refreshMHz: Int32 = 0
 }
 
 /// A `wl_output` the overlay may draw on, released with it.
@@ -435,6 +515,8 @@ final class OverlayOutput {
     let object: WaylandObject<OutputKind>
     let info: OutputInfo
     var surface: OverlaySurface?
+    /// When to paint on it (FramePacer): the output's, so that the margin it learns outlasts each gesture's surface.
+    var pacer = FramePacer()
 
     init(object: WaylandObject<OutputKind>, info: OutputInfo) {
         self.object = object
@@ -452,17 +534,33 @@ final class SurfaceState {
     /// A configure came since the last frame: the next one is drawn whole.
     var resized = false
     var closed = false
-    /// A frame was committed and its callback has not come yet.
-    var awaitingFrame = false
+    /// The frame callbacks that came since the overlay's last turn: which commit, its picture's number, and when
+    /// the compositor drew it (on the monotonic clock).
+    var done: [(commit: UInt64, token: FramePresentations.Token?, frameUS: UInt64)] = []
     /// The compositor's timestamps of the last frame callbacks, in milliseconds.
     var lastFrameMS: UInt32?
     var frameIntervalsMS: [UInt32] = []
 
-    func frameDone(atMS ms: UInt32) {
-        awaitingFrame = false
+    func frameDone(commit: UInt64, token: FramePresentations.Token?, atMS ms: UInt32) {
+        if done.count < OverlaySurface.callbackLimit {
+            done.append((commit, token, FramePacer.frameTimeUS(stampMS: ms, receivedUS: MonotonicClock.now().microseconds)))
+        }
         // Only between frames that followed each other (the previous callback asked for this one's frame).
         if let last = lastFrameMS, ms > last, ms - last < 200, frameIntervalsMS.count < 4096 { frameIntervalsMS.append(ms - last) }
         lastFrameMS = ms
+    }
+}
+
+/// One frame callback's listener context: which commit of the surface it belongs to, and its picture's number.
+final class FrameCallback {
+    let commit: UInt64
+    let token: FramePresentations.Token?
+    let surface: SurfaceState
+
+    init(commit: UInt64, token: FramePresentations.Token?, surface: SurfaceState) {
+        self.commit = commit
+        self.token = token
+        self.surface = surface
     }
 }
 
@@ -506,11 +604,21 @@ final class OverlaySurface {
     let layer: WaylandObject<LayerSurfaceKind>
     let state: SurfaceState
     let scale: Int32
-    var callback: WaylandObject<CallbackKind>?
+    /// Frame callbacks asked for and not answered, a few at most (a picture replaced before it was drawn keeps its
+    /// own), by the surface's number for their commit.
+    var callbacks: [(commit: UInt64, object: WaylandObject<CallbackKind>)] = []
+    static let callbackLimit = 4
+    /// Commits made with a frame callback.
+    var commits: UInt64 = 0
+    /// Buffers at most: two, and a third for a picture that replaces one not drawn yet while the compositor still
+    /// holds the other.
+    static let bufferLimit = 3
     /// The `wp_presentation_feedback` of commits not yet answered, oldest first, each with its listener's context;
     /// they go when answered, or with the surface.
     var feedback: [(object: WaylandObject<PresentationFeedbackKind>, state: FeedbackState)] = []
     var buffers: [OverlayBuffer] = []
+    /// Since when the model has had nothing to draw here (the surface lingers: Overlay.lingerUS).
+    var emptySinceUS: UInt64?
     /// The frame committed last.
     var shown: OverlayFrame?
 
@@ -613,6 +721,11 @@ public struct OverlayStatistics: Sendable, CustomStringConvertible {
     public var latency = BoundedSamples(capacity: 8192)
     /// Between the compositor's frame callbacks while frames follow each other, in its milliseconds.
     public var frameIntervalMS = BoundedSamples(capacity: 8192)
+    /// Commits made at their deadline (FramePacer) that made the compositor's frame they aimed at, those that did
+    /// not, and how long before the frame the pacer begins to paint (painting and margin; the last output's).
+    public var framesMade = 0
+    public var framesMissed = 0
+    public var leadUS: UInt64 = FramePacer.initialMarginUS
     /// What became of the committed frames on the screen (wp_presentation feedback): issue 39 item 2's figure.
     public var presentations = FramePresentations()
 
@@ -623,7 +736,8 @@ public struct OverlayStatistics: Sendable, CustomStringConvertible {
         func ms(_ us: UInt64?) -> String { us.map { String(format2: Double($0) / 1000) } ?? "-" }
         return "\(frames) frames (\(surfaces) surfaces, \(buffers) buffers); stream line -> commit p50 \(ms(latency.percentile(50))) ms, "
             + "p99 \(ms(latency.percentile(99))) ms, max \(ms(latency.values.max())) ms (n \(latency.values.count)); compositor frame interval p50 "
-            + "\(frameIntervalMS.percentile(50).map(String.init) ?? "-") ms (n \(frameIntervalMS.values.count)); \(presentations)"
+            + "\(frameIntervalMS.percentile(50).map(String.init) ?? "-") ms (n \(frameIntervalMS.values.count)); paced frames made \(framesMade), missed "
+            + "\(framesMissed), lead \(String(format2: Double(leadUS) / 1000)) ms; \(presentations)"
     }
 }
 

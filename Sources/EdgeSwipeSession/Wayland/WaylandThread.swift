@@ -243,7 +243,10 @@ private struct Owner {
                 let events = Int16(POLLIN) | (link.connection.hasUnsentRequests ? Int16(POLLOUT) : 0)
                 waiter.add(link.connection.descriptor, events: events)
             }
-            let timeout: Int64? = link == nil ? Int64(nextAttemptUS - min(nextAttemptUS, MonotonicClock.now().microseconds)) : nil
+            // Until the next connection attempt, or the overlay's next deadline (a picture that changed, painted just
+            // before the compositor's next frame, or a cleared surface's end).
+            let wakeUS = link == nil ? nextAttemptUS : overlay?.nextWakeUS
+            let timeout = wakeUS.map { Int64(clamping: $0 - min($0, MonotonicClock.now().microseconds)) }
             do { try waiter.wait(timeoutMicroseconds: timeout) } catch {
                 if preparedRead { link?.connection.cancelRead() }
                 continue
