@@ -205,7 +205,7 @@ final class Overlay {
             surface.emptySinceUS = since
             if now >= since + Self.lingerUS || surface.state.closed {
                 output.surface = nil
-                output.pacer.handle(.surfaceGone, atUS: now)
+                pace(output, .surfaceGone, atUS: now)
                 return false
             }
             lingerEndUS = min(lingerEndUS ?? since + Self.lingerUS, since + Self.lingerUS)
@@ -215,7 +215,7 @@ final class Overlay {
         }
         if surface.state.closed {
             output.surface = nil
-            output.pacer.handle(.surfaceGone, atUS: now)
+            pace(output, .surfaceGone, atUS: now)
             return false
         }
         guard surface.state.configured else { return false }
@@ -241,15 +241,15 @@ final class Overlay {
             surface.damage(x: 0, y: 0, width: 1, height: 1)
             requestFrame(surface, token: nil, in: bound)
             wl_surface_commit(surface.surface.proxy)
-            output.pacer.handle(.committed, atUS: now)
+            pace(output, .committed, atUS: now)
             return false
         }
         // The number this commit gets in FramePresentations, once made.
         let token = FramePresentations.Token(statistics.frames + 1)
         guard draw(frame, on: surface, token: token, in: bound) else { return false }
-        output.pacer.handle(.committed, atUS: now)
+        pace(output, .committed, atUS: now)
         let committed = MonotonicClock.now().microseconds
-        output.pacer.handle(.painted(durationUS: committed - min(committed, now)), atUS: committed)
+        pace(output, .painted(durationUS: committed - min(committed, now)), atUS: committed)
         statistics.frames += 1
         // The presentation seam (FramePresentations): each new picture's commit, with the line it first shows; the
         // commit's wp_presentation feedback, where requested, reports when the screen showed it.
@@ -261,17 +261,21 @@ final class Overlay {
         return true
     }
 
+    /// One event for the output's pacer; its changes of state go to the trace log, a bug to the error log.
+    private func pace(_ output: OverlayOutput, _ event: FramePacer.Event, atUS now: UInt64) {
+        guard let note = output.pacer.handle(event, atUS: now) else { return }
+        if note.hasPrefix("bug") { logger.error("overlay: \(note)") } else { logger.trace("overlay: \(output.info.name ?? "output"): \(note)") }
+    }
+
     /// Hands the output's pacer and the statistics the surface's frame callbacks that came since the last turn.
     private func takeFramesDone(of surface: OverlaySurface, output: OverlayOutput, now: UInt64) {
         let pacer = output.pacer
-        if output.info.refreshMHz > 0 { output.pacer.handle(.refresh(intervalUS: 1_000_000_000 / UInt64(output.info.refreshMHz)), atUS: now) }
+        if output.info.refreshMHz > 0 { pace(output, .refresh(intervalUS: 1_000_000_000 / UInt64(output.info.refreshMHz)), atUS: now) }
         guard !surface.state.done.isEmpty else { return }
         for done in surface.state.done {
             if let token = done.token { statistics.presentations.rendered(token, atUS: done.frameUS, intervalUS: output.pacer.intervalUS) }
             // Only the newest commit's callback ends the flight: an older one's (a picture replaced) says it was drawn.
-            if done.commit == surface.commits, let note = output.pacer.handle(.frameDone(frameUS: done.frameUS), atUS: now), note.hasPrefix("bug") {
-                logger.error("overlay: \(note)")
-            }
+            if done.commit == surface.commits { pace(output, .frameDone(frameUS: done.frameUS), atUS: now) }
         }
         // Their proxies go here, after the dispatch that answered them, not inside their own listeners.
         let answered = Set(surface.state.done.map(\.commit))
