@@ -92,6 +92,8 @@ enum TOMLKitOracle {
 //   (Upstream fixed part of this after 3.4.0: marzer/tomlplusplus#301.)
 // - A `}` where an array expects a value (`x = [}`, `x = [1, }`): `parse_value()` asserts the same way.
 // - A NUL byte: TOMLKit hands the text to C++ as a C string, so everything after the NUL is silently ignored.
+// - A date followed by its `T` (or `t`), then no digit but a ':' on the line (`0524-05-05ti5:k`): toml++ takes
+//   it for a date-time and `parse_time()` asserts on the first character.
 // - Any of these after a byte order mark, which toml++ skips.
 //
 // The scan follows TOML's lexical structure (comments, the four string forms, the brackets of arrays and inline
@@ -119,6 +121,15 @@ enum TOMLPrecheck {
             case "A"..."Z", "a"..."z", "0"..."9", "_", "-": true
             default: false
             }
+        }
+        func isDigit(_ c: Unicode.Scalar?) -> Bool { c.map { ("0"..."9").contains($0) } ?? false }
+        /// Whether the `T` at `i` ends a date (`1979-05-27`) and what follows looks like a time to toml++ (a ':' on
+        /// the line) without starting with a digit.
+        func dateWithoutTime() -> Bool {
+            guard i >= 10, !isDigit(at(1)) else { return false }
+            let date = scalars[(i - 10)..<i]
+            guard date.enumerated().allSatisfy({ n, c in n == 4 || n == 7 ? c == "-" : isDigit(c) }) else { return false }
+            return scalars[(i + 1)...].prefix { $0 != "\n" }.contains(":")
         }
         while i < scalars.count {
             let c = scalars[i]
@@ -162,6 +173,10 @@ enum TOMLPrecheck {
                         }
                     }
                     i = j - 1
+                case "T" where dateWithoutTime(), "t" where dateWithoutTime():
+                    // A date, its 'T' and no time after it (`0524-05-05ti5`): toml++'s `parse_time()` asserts on
+                    // the first character of the time, which aborts the process.
+                    throw Problem(line: line, message: "TOML syntax: a date's 'T' must be followed by a time")
                 case "[", "{":
                     open.append(c)
                 case "]":

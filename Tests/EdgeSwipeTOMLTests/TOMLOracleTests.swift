@@ -202,6 +202,16 @@ struct TOMLOracleTests {
         #expect(throws: TOMLError.self) { try TOMLReader.read(text) }
     }
 
+    /// toml++'s `parse_time()` asserts on a date whose `T` has no time after it (found by `scripts/fuzz.sh config`,
+    /// Fuzz/Regressions/config/date-t-without-time.toml); a `T` that begins a time is handed over as before.
+    @Test("a date's 'T' without a time is not handed to toml++; one with a time is",
+          arguments: [("d = 1979-05-27Tx:00\n", false), ("d = 1979-05-27t :1\n", false), ("Qter= 0524-05-05ti5:k", false),
+                      ("d = 1979-05-27T\n", true), ("d = 1979-05-27tx\n", true),
+                      ("d = 1979-05-27T07:32:00\n", true), ("d = 1979-05-27t07:32:00Z\n", true), ("t = 'T'\n", true)])
+    func dateWithoutTime(_ text: String, _ handedOver: Bool) {
+        #expect((TOMLKitOracle.read(text) != nil) == handedOver, "\(text.debugDescription)")
+    }
+
     @Test("invalid documents are refused by both", arguments: invalid)
     func invalidDocument(_ text: String) {
         #expect(throws: TOMLError.self, "\(text.debugDescription)") { try TOMLReader.read(text) }
