@@ -37,6 +37,11 @@ public final class Session: @unchecked Sendable {
     private var refused: Set<String> = []
     private var observers: [@Sendable (EdgeSwipeClient.Observation) -> Void] = []
     private let unreadableLog = NIOLockedValueBox(LogThrottle(interval: Session.unreadableInterval))
+    /// The log throttle of each `changed` rule's firings (``logFiring(_:_:)``), at most this many rules.
+    private var changedLog: [String: LogThrottle] = [:]
+    static let changedLogLimit = 256
+    /// Rules whose held-back firings are to be said (a task is scheduled).
+    private var changedFlushes: Set<String> = []
     /// Rules fired since start (what `--check-config` and the tests count).
     public private(set) var fired = 0
     /// `--dry-run`: each firing is logged as what it would do (``Effect/wouldDo``), and nothing is carried out.
@@ -251,6 +256,35 @@ public final class Session: @unchecked Sendable {
         for body in observers { body(observation) }
     }
 
+    /// Says a firing: at most once a second per rule for a `changed` rule, which may fire at every step of every
+    /// swipe (hostile-4 s05: ~1.6 MB of log in 7 s), with how many were not said; every other firing, each time.
+    private func logFiring(_ rule: Rule, _ gesture: String) {
+        guard rule.phase == .changed else {
+            logger.info("\(rule): \(gesture) -> \(rule.effect)")
+            return
+        }
+        let key = "\(rule)"
+        // One throttle per rule; the rules come from a file, but a long session reloads: the table is kept small.
+        if changedLog[key] == nil, changedLog.count >= Self.changedLogLimit { changedLog.removeAll() }
+        var throttle = changedLog[key] ?? LogThrottle(interval: .seconds(1))
+        let (allowed, held) = throttle.admit()
+        changedLog[key] = throttle
+        guard allowed else {
+            // What was held back is said a second later, should no firing come to say it.
+            if changedFlushes.insert(key).inserted {
+                eventLoop.scheduleTask(in: .seconds(1)) { [self] in
+                    changedFlushes.remove(key)
+                    guard var throttle = changedLog[key] else { return }
+                    let (allowed, held) = throttle.admit()
+                    changedLog[key] = throttle
+                    if allowed, held > 0 { logger.info("\(key): \(held) more firings in the last second (a changed rule's are said once a second)") }
+                }
+            }
+            return
+        }
+        logger.info("\(rule): \(gesture) -> \(rule.effect)\(held > 0 ? " (\(held) more firings since the last line: a changed rule's are said once a second)" : "")")
+    }
+
     /// Carries out `firing`'s effect.
     public func fire(_ firing: Firing) {
         eventLoop.preconditionInEventLoop()
@@ -261,7 +295,7 @@ public final class Session: @unchecked Sendable {
             logger.notice("\(rule): \(gesture) -> \(rule.effect.wouldDo)")
             return
         }
-        logger.info("\(rule): \(gesture) -> \(rule.effect)")
+        logFiring(rule, gesture)
         switch rule.effect {
         case .workspace where matcher.desktop == .gnome:
             refuse(rule, "workspace rules on GNOME need EdgeSwipe's GNOME Shell extension: run `gnome-extensions enable edgeswipe@edgeswipe.invalid`")

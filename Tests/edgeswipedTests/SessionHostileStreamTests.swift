@@ -75,6 +75,51 @@ struct SessionHostileStreamTests {
         #expect(skipped.count == 1, "said once (throttled): \(skipped)")
         #expect(skipped.first?.contains("is outside 0...1") == true || skipped.first?.contains("a client accepts") == true, "\(skipped)")
     }
+
+    /// hostile-4 s05: a `changed` rule with a fine step fired at every line and logged each firing (~1.6 MB in 7 s).
+    @Test("a changed rule's firings are said at most once a second, with the count of those not said")
+    func changedFiringsThrottled() throws {
+        let dir = try Paths.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let socket = dir.appendingPathComponent("daemon.sock").path
+        let rules = dir.appendingPathComponent("session.toml")
+        try """
+            [[rule]]
+            name = "step"
+            on = "changed"
+            step = 0.01
+            command = ["true"]
+
+            [[rule]]
+            name = "done"
+            command = ["true"]
+            """.write(to: rules, atomically: true, encoding: .utf8)
+        let listener = try FileDescriptor.boundUnixSocket(.stream, at: UnixSocketAddress(socket), backlog: 1)
+        defer { try? listener.close() }
+        let (process, log) = try SessionCommandTests.launch(["--config", rules.path, "--socket", socket], in: dir)
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        var p = pollfd(fd: listener.rawValue, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&p, 1, 20_000) == 1, "the session did not connect: \(log())")
+        let peer = accept(listener.rawValue, nil, nil)
+        #expect(peer >= 0)
+        defer { close(peer) }
+        let started = MonotonicClock.now().microseconds
+        var stream: [UInt8] = []
+        for line in StreamScenario.lines() { stream += line + [10] }
+        #expect(stream.withUnsafeBytes { FileDescriptor(rawValue: peer).writeAllBlocking($0) }, "the session stopped reading: \(log())")
+        func lines(_ rule: String) -> [Substring] { log().split(separator: "\n").filter { $0.contains("rule '\(rule)'") && $0.contains(" -> command") } }
+        #expect(waitUntil(timeout: 30) { lines("done").count >= 4 }, "\(log())")
+        // What was held back is said within a second or so, counted.
+        let summary = { log().split(separator: "\n").filter { $0.contains("rule 'step'") && $0.contains("more firings") } }
+        #expect(waitUntil(timeout: 10) { !summary().isEmpty }, "\(log())")
+        let seconds = Double(MonotonicClock.now().microseconds - started) / 1e6
+        let step = lines("step")
+        // At most one line a second (the first at once).
+        #expect(!step.isEmpty && Double(step.count + summary().count) <= seconds + 2, "\(step.count) lines in \(seconds) s: \(step)")
+    }
 }
 
 extension FileDescriptor {
