@@ -92,8 +92,9 @@ enum TOMLKitOracle {
 //   (Upstream fixed part of this after 3.4.0: marzer/tomlplusplus#301.)
 // - A `}` where an array expects a value (`x = [}`, `x = [1, }`): `parse_value()` asserts the same way.
 // - A NUL byte: TOMLKit hands the text to C++ as a C string, so everything after the NUL is silently ignored.
-// - A date followed by its `T` (or `t`), then no digit but a ':' on the line (`0524-05-05ti5:k`): toml++ takes
-//   it for a date-time and `parse_time()` asserts on the first character.
+// - A date followed by what toml++ starts to read as a time and is none: `T`/`t` before the end of the line, or a
+//   space before a digit, then no `HH:MM` (`0524-05-05ti5:k`, `0263-05-05 0,`): `parse_time()` or `parse_value()`
+//   asserts.
 // - Any of these after a byte order mark, which toml++ skips.
 //
 // The scan follows TOML's lexical structure (comments, the four string forms, the brackets of arrays and inline
@@ -123,13 +124,19 @@ enum TOMLPrecheck {
             }
         }
         func isDigit(_ c: Unicode.Scalar?) -> Bool { c.map { ("0"..."9").contains($0) } ?? false }
-        /// Whether the `T` at `i` ends a date (`1979-05-27`) and what follows looks like a time to toml++ (a ':' on
-        /// the line) without starting with a digit.
-        func dateWithoutTime() -> Bool {
-            guard i >= 10, !isDigit(at(1)) else { return false }
+        /// Whether the `T`, `t` or space at `i` follows a date (`1979-05-27`) and starts what toml++ takes for a
+        /// time without being one (two digits, ':', two digits): a `T` before the end of the line, a space before a
+        /// digit.
+        func dateWithBrokenTime() -> Bool {
+            guard i >= 10 else { return false }
             let date = scalars[(i - 10)..<i]
             guard date.enumerated().allSatisfy({ n, c in n == 4 || n == 7 ? c == "-" : isDigit(c) }) else { return false }
-            return scalars[(i + 1)...].prefix { $0 != "\n" }.contains(":")
+            if scalars[i] == " " {
+                guard isDigit(at(1)) else { return false }
+            } else if at(1) == nil || at(1) == "\n" || at(1) == "\r" {
+                return false
+            }
+            return !(isDigit(at(1)) && isDigit(at(2)) && at(3) == ":" && isDigit(at(4)) && isDigit(at(5)))
         }
         while i < scalars.count {
             let c = scalars[i]
@@ -147,6 +154,10 @@ enum TOMLPrecheck {
             switch state {
             case .normal:
                 switch c {
+                case "T" where dateWithBrokenTime(), "t" where dateWithBrokenTime(), " " where dateWithBrokenTime():
+                    // A date and what toml++ starts to read as its time, which is none (`0524-05-05ti5`,
+                    // `0263-05-05 0,`): its `parse_time()` or `parse_value()` asserts, which aborts the process.
+                    throw Problem(line: line, message: "TOML syntax: a date's time must be hours and minutes")
                 case " ", "\t", "\r":
                     break
                 case "#":
@@ -173,10 +184,6 @@ enum TOMLPrecheck {
                         }
                     }
                     i = j - 1
-                case "T" where dateWithoutTime(), "t" where dateWithoutTime():
-                    // A date, its 'T' and no time after it (`0524-05-05ti5`): toml++'s `parse_time()` asserts on
-                    // the first character of the time, which aborts the process.
-                    throw Problem(line: line, message: "TOML syntax: a date's 'T' must be followed by a time")
                 case "[", "{":
                     open.append(c)
                 case "]":
