@@ -92,9 +92,8 @@ enum TOMLKitOracle {
 //   (Upstream fixed part of this after 3.4.0: marzer/tomlplusplus#301.)
 // - A `}` where an array expects a value (`x = [}`, `x = [1, }`): `parse_value()` asserts the same way.
 // - A NUL byte: TOMLKit hands the text to C++ as a C string, so everything after the NUL is silently ignored.
-// - A date followed by what toml++ starts to read as a time and is none: `T`/`t` before the end of the line, or a
-//   space before a digit, then no `HH:MM` (`0524-05-05ti5:k`, `0263-05-05 0,`): `parse_time()` or `parse_value()`
-//   asserts.
+// - A date whose `T` is followed by no digit (`0524-05-05ti5`), or ten date-shaped characters, a space, a digit and
+//   the value's end (`0263-05-05 0,`, `0524-05-0= 5 `): `parse_time()` or `parse_value()` asserts (abortingDate()).
 // - Any of these after a byte order mark, which toml++ skips.
 //
 // The scan follows TOML's lexical structure (comments, the four string forms, the brackets of arrays and inline
@@ -124,19 +123,31 @@ enum TOMLPrecheck {
             }
         }
         func isDigit(_ c: Unicode.Scalar?) -> Bool { c.map { ("0"..."9").contains($0) } ?? false }
-        /// Whether the `T`, `t` or space at `i` follows a date (`1979-05-27`) and starts what toml++ takes for a
-        /// time without being one (two digits, ':', two digits): a `T` before the end of the line, a space before a
-        /// digit.
-        func dateWithBrokenTime() -> Bool {
-            guard i >= 10 else { return false }
-            let date = scalars[(i - 10)..<i]
-            guard date.enumerated().allSatisfy({ n, c in n == 4 || n == 7 ? c == "-" : isDigit(c) }) else { return false }
-            if scalars[i] == " " {
-                guard isDigit(at(1)) else { return false }
-            } else if at(1) == nil || at(1) == "\n" || at(1) == "\r" {
-                return false
+        /// Whether the value starting at `i` is one toml++ aborts on while reading it as a date or a date-time
+        /// (`toml.hpp` 3.4's `parse_value()` and `parse_time()`, found by `scripts/fuzz.sh config`):
+        /// - a date (`1979-05-27`) and its `T` or `t` before anything but a digit or the line's end (`0524-05-05ti5`):
+        ///   `parse_time()` asserts that the time starts with a digit;
+        /// - ten characters shaped like a date (a digit first, '-' fifth and eighth, nothing else but digits and marks
+        ///   that make no trait: `0524-05-0=`), a space, a digit and the value's end (`0263-05-05 0,`): the scan for
+        ///   a date-time with a space in place of the `T` asserts that it does not start at the value's end.
+        func abortingDate() -> Bool {
+            guard isDigit(at(0)), i == 0 || !(isBareKey(scalars[i - 1]) || scalars[i - 1] == ".") else { return false }
+            func isEnd(_ c: Unicode.Scalar?) -> Bool {
+                guard let c else { return false }
+                return " \t\n\r,]}#".unicodeScalars.contains(c)
             }
-            return !(isDigit(at(1)) && isDigit(at(2)) && at(3) == ":" && isDigit(at(4)) && isDigit(at(5)))
+            let shaped = (0..<10).allSatisfy { n in
+                guard let c = at(n) else { return false }
+                if n == 4 || n == 7 { return c == "-" }
+                if n == 0 { return isDigit(c) }
+                return isDigit(c) || !(isEnd(c) || "_+.:-".unicodeScalars.contains(c) || "beoptxzBEOPTXZ".unicodeScalars.contains(c))
+            }
+            guard shaped else { return false }
+            let date = (0..<10).allSatisfy { n in n == 4 || n == 7 || isDigit(at(n)) }
+            if date, at(10) == "T" || at(10) == "t" {
+                return !(isDigit(at(11)) || at(11) == nil || at(11) == "\n" || at(11) == "\r")
+            }
+            return at(10) == " " && isDigit(at(11)) && isEnd(at(12))
         }
         while i < scalars.count {
             let c = scalars[i]
@@ -154,10 +165,10 @@ enum TOMLPrecheck {
             switch state {
             case .normal:
                 switch c {
-                case "T" where dateWithBrokenTime(), "t" where dateWithBrokenTime(), " " where dateWithBrokenTime():
-                    // A date and what toml++ starts to read as its time, which is none (`0524-05-05ti5`,
-                    // `0263-05-05 0,`): its `parse_time()` or `parse_value()` asserts, which aborts the process.
-                    throw Problem(line: line, message: "TOML syntax: a date's time must be hours and minutes")
+                case "0"..."9" where abortingDate():
+                    // Text toml++ takes for a date and is none: its `parse_time()` or `parse_value()` asserts, which
+                    // aborts the process.
+                    throw Problem(line: line, message: "TOML syntax: a date must be YYYY-MM-DD, with a time HH:MM[:SS] after it")
                 case " ", "\t", "\r":
                     break
                 case "#":
