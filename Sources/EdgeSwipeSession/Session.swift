@@ -257,7 +257,8 @@ public final class Session: @unchecked Sendable {
     }
 
     /// Says a firing: at most once a second per rule for a `changed` rule, which may fire at every step of every
-    /// swipe (hostile-4 s05: ~1.6 MB of log in 7 s), with how many were not said; every other firing, each time.
+    /// swipe (hostile-4 s05: ~1.6 MB of log in 7 s), with how many were not said (each one at the debug level);
+    /// every other firing, each time.
     private func logFiring(_ rule: Rule, _ gesture: String) {
         guard rule.phase == .changed else {
             logger.info("\(rule): \(gesture) -> \(rule.effect)")
@@ -270,6 +271,7 @@ public final class Session: @unchecked Sendable {
         let (allowed, held) = throttle.admit()
         changedLog[key] = throttle
         guard allowed else {
+            logger.debug("\(rule): \(gesture) -> \(rule.effect)")
             // What was held back is said a second later, should no firing come to say it.
             if changedFlushes.insert(key).inserted {
                 eventLoop.scheduleTask(in: .seconds(1)) { [self] in
