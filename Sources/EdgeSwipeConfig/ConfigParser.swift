@@ -68,10 +68,20 @@ public enum ConfigParser {
         let bindings: [Binding]
         if top.value("bindings") == nil {
             bindings = defaults.bindings
-            for b in bindings where !containers.contains(where: { $0.name == b.container }) {
-                throw ConfigError(
-                    file: file, line: nil,
-                    message: "the default bindings use container '\(b.container)', which this file's [[containers]] do not define; add [[bindings]] for your containers")
+            for b in bindings {
+                guard let container = containers.first(where: { $0.name == b.container }) else {
+                    throw ConfigError(
+                        file: file, line: nil,
+                        message: "the default bindings use container '\(b.container)', which this file's [[containers]] do not define; add [[bindings]] for your containers")
+                }
+                // Found by `scripts/fuzz.sh config` (its rendering round trip): a file that makes 'app' a modal kept
+                // the default left-edge 'pop' on it, which no modal can carry out.
+                guard container.content.accepts(b.operation) else {
+                    let index = containers.firstIndex { $0.name == b.container } ?? 0
+                    throw ConfigError(
+                        file: file, line: root["containers"]?.array?[index].table?.position.line,
+                        message: "a default binding does '\(b.operation.name)' on container '\(b.container)', which this file makes a \(container.content.kind) container (it cannot); add [[bindings]] for your containers")
+                }
             }
         } else {
             bindings = try top.bindings(containers: containers, animator: animator, springResponseMS: springMS, warnings: &warnings)

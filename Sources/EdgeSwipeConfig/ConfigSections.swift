@@ -303,14 +303,7 @@ extension Section {
         default:
             throw error("action", "'action' must be one of pop, pop-to-root, push, next-tab, previous-tab, select-tab, present, dismiss, show (got \"\(action)\")")
         }
-        let compatible: Bool = switch (container.content, op) {
-        case (.navigation, .push), (.navigation, .pop), (.navigation, .popToRoot): true
-        case (.tabs, .nextTab), (.tabs, .previousTab), (.tabs, .selectTab): true
-        case (.modal, .present), (.modal, .dismiss): true
-        case (.custom, .show): true
-        default: false
-        }
-        if !compatible {
+        if !container.content.accepts(op) {
             throw error("action", "a \(container.content.kind) container ('\(container.name)') cannot '\(action)'")
         }
         if case .show(let child) = op, case .custom(let children, _) = container.content, !children.contains(child) {

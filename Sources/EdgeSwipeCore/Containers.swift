@@ -31,6 +31,23 @@ public enum ContainerContent: Hashable, Sendable, Codable {
         }
     }
 
+    /// Whether a container of this kind can carry out `operation`: a navigation pushes and pops, tabs switch, a
+    /// modal presents and dismisses, a custom container shows its children. The configuration refuses a binding
+    /// whose operation its container cannot carry out, the defaults' included.
+    public func accepts(_ operation: TransitionOperation) -> Bool {
+        switch operation {
+        case .push, .pop, .popToRoot:
+            if case .navigation = self { return true }
+        case .selectTab, .nextTab, .previousTab:
+            if case .tabs = self { return true }
+        case .present, .dismiss:
+            if case .modal = self { return true }
+        case .show:
+            if case .custom = self { return true }
+        }
+        return false
+    }
+
     /// The scene the user sees on top.
     public var visibleScene: String {
         switch self {

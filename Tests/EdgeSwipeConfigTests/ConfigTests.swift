@@ -142,6 +142,10 @@ struct ConfigTests {
         ("[[containers]]\nname = \"a\"\nkind = \"tabs\"\ntabs = [\"x\"]\n[[containers]]\nname = \"a\"\n", "user.toml:6: a container named 'a' already exists"),
         ("[[containers]]\nname = \"x\"\nkind = \"navigation\"\nstack = []\n", "user.toml:4: navigation container 'x' needs a non-empty 'stack'"),
         ("[[containers]]\nname = \"x\"\nkind = \"navigation\"\nstack = [\"a\"]\n", "user.toml: the default bindings use container"),
+        // Found by the config fuzz target's rendering round trip: the default left-edge 'pop' kept on a modal 'app'.
+        ("[[containers]]\nname = \"shell\"\nkind = \"tabs\"\ntabs = [\"launcher\", \"settings\"]\n[[containers]]\nname = \"overlay\"\nkind = \"modal\"\nbase = \"shell\"\n"
+            + "[[containers]]\nname = \"app\"\nkind = \"modal\"\nbase = \"shell\"\n",
+         "user.toml:9: a default binding does 'pop' on container 'app', which this file makes a modal container (it cannot)"),
         ("[touchpad]\nreference = \"mm\"\n", "user.toml:2: reference = \"mm\" needs 'reference_mm'"),
         ("[access]\nread_uids = [-1]\n", "user.toml:2: 'read_uids' must hold uids/gids"),
         ("[[bindings]]\nedge = \"top\"\ncontainer = \"overlay\"\naction = \"present\"\n", "user.toml:1: [[bindings]] #1 needs 'scene'"),

@@ -12,6 +12,9 @@ import EdgeSwipeTOML
 /// did not see a header right after a byte order mark, which toml++ skips. `float-past-binary64.toml` (fifth
 /// session) was a disagreement in the reader itself: a calibration value `0.11…1e111…0` read as infinity, which
 /// toml++ refuses; a float literal past binary64 is now refused where it stands. `date-t-without-time.toml`
+/// `default-binding-on-wrong-kind.toml` (seventh session) was a finding in the reader: a file that made 'app' a
+/// modal container, with no bindings of its own, kept the default left-edge 'pop' on it (the rendering round trip
+/// refused what the reader had taken); the reader now refuses it at that container's line.
 /// `date-space-digit-not-time.toml` and `date-cut-short.toml` (seventh session) aborted toml++ in the harness:
 /// text it takes for a date and is none (`0524-05-05ti5:k`, `0263-05-05 0,`, `0524-05-0=`: `parse_time()`,
 /// `parse_value()` assert); the oracle's precheck now keeps such text from it, and our reader refuses it with its

@@ -243,7 +243,12 @@ struct TOMLOracleTests {
             let data = try Data(contentsOf: Self.packageRoot.appendingPathComponent(path))
             let text = String(decoding: data, as: UTF8.self)
             let ours = Result { () throws(TOMLError) -> TOMLValue in TOMLKitOracle.normalized(.table(try TOMLReader.read(text))) }
-            let theirs = try #require(TOMLKitOracle.read(text), "\(path): toml++ cannot be handed it")
+            // What long fuzz runs found (Fuzz/corpus/*/found-*) may be text toml++ cannot be handed (the harness
+            // skips it too); every file written by hand must be comparable.
+            guard let theirs = TOMLKitOracle.read(text) else {
+                #expect(path.contains("/found-"), "\(path): toml++ cannot be handed it")
+                continue
+            }
             switch (ours, theirs) {
             case (.success(let a), .success(let b)):
                 #expect(a == b, "\(path)")
@@ -251,6 +256,9 @@ struct TOMLOracleTests {
                 break
             case (.success, .failure(let e)):
                 Issue.record("\(path): TOMLKit refused it (\(e)), we read it")
+            case (.failure(let e), .success) where e.isBeyondLimit:
+                // Our reader's bounds (nesting, dotted parts), which toml++ lacks: as the fuzz harness allows.
+                break
             case (.failure(let e), .success):
                 Issue.record("\(path): we refused it (\(e)), TOMLKit read it")
             }
