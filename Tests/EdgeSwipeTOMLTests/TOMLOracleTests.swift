@@ -254,6 +254,9 @@ struct TOMLOracleTests {
                 #expect(a == b, "\(path)")
             case (.failure, .failure):
                 break
+            case (.success(let a), .failure) where TOMLKitOracle.holdsLeapSecond(a) || TOMLKitOracle.holdsNUL(a):
+                // The known departures (a leap second, which TOML allows and toml++ refuses; a NUL), as the harness.
+                break
             case (.success, .failure(let e)):
                 Issue.record("\(path): TOMLKit refused it (\(e)), we read it")
             case (.failure(let e), .success) where e.isBeyondLimit:
