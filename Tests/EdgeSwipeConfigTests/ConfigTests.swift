@@ -142,10 +142,6 @@ struct ConfigTests {
         ("[[containers]]\nname = \"a\"\nkind = \"tabs\"\ntabs = [\"x\"]\n[[containers]]\nname = \"a\"\n", "user.toml:6: a container named 'a' already exists"),
         ("[[containers]]\nname = \"x\"\nkind = \"navigation\"\nstack = []\n", "user.toml:4: navigation container 'x' needs a non-empty 'stack'"),
         ("[[containers]]\nname = \"x\"\nkind = \"navigation\"\nstack = [\"a\"]\n", "user.toml: the default bindings use container"),
-        // Found by the config fuzz target's rendering round trip: the default left-edge 'pop' kept on a modal 'app'.
-        ("[[containers]]\nname = \"shell\"\nkind = \"tabs\"\ntabs = [\"launcher\", \"settings\"]\n[[containers]]\nname = \"overlay\"\nkind = \"modal\"\nbase = \"shell\"\n"
-            + "[[containers]]\nname = \"app\"\nkind = \"modal\"\nbase = \"shell\"\n",
-         "user.toml:9: a default binding does 'pop' on container 'app', which this file makes a modal container (it cannot)"),
         ("[touchpad]\nreference = \"mm\"\n", "user.toml:2: reference = \"mm\" needs 'reference_mm'"),
         ("[access]\nread_uids = [-1]\n", "user.toml:2: 'read_uids' must hold uids/gids"),
         ("[[bindings]]\nedge = \"top\"\ncontainer = \"overlay\"\naction = \"present\"\n", "user.toml:1: [[bindings]] #1 needs 'scene'"),
@@ -234,6 +230,23 @@ struct ConfigTests {
         #expect(again.warnings.map(\.problem.message) == settings.warnings.map(\.problem.message))
         let bindingLine = rendered.split(separator: "\n", omittingEmptySubsequences: false).firstIndex(of: "fingers = [2, 2]").map { $0 + 1 }
         #expect(again.warnings.map(\.line) == [bindingLine], "\(again.warnings)")
+    }
+
+    /// Found by the config fuzz target's rendering round trip (Fuzz/Regressions/config/default-binding-on-wrong-kind.toml):
+    /// the reader kept the default left-edge 'pop' on an 'app' the file made a modal, which the rendering then refused.
+    @Test("a default binding the file's containers cannot carry out is left out with a warning at the container's line; the rest stay, and the rendering reads back the same")
+    func defaultBindingOnAnotherKind() throws {
+        let text = "[[containers]]\nname = \"shell\"\nkind = \"tabs\"\ntabs = [\"launcher\", \"settings\"]\n[[containers]]\nname = \"overlay\"\nkind = \"modal\"\nbase = \"shell\"\n"
+            + "[[containers]]\nname = \"app\"\nkind = \"modal\"\nbase = \"shell\"\n"
+        let settings = try ConfigParser.parse(text, file: "user.toml")
+        let defaults = EngineConfiguration.default.bindings
+        #expect(settings.engine.bindings == defaults.filter { $0.container != "app" })
+        #expect(settings.warnings.map(\.description) == [
+            "user.toml:9: warning: the default binding 'pop' on container 'app' is left out: this file makes it a modal container; add [[bindings]] for your containers",
+        ])
+        let again = try ConfigParser.parse(settings.renderTOML(), file: "rendered.toml")
+        #expect(again.engine == settings.engine)
+        #expect(again.warnings.isEmpty)
     }
 
     @Test("[access] keywords, rotation = \"auto\" and output are read, and rendered so that they read again")
