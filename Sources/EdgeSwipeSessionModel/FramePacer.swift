@@ -8,7 +8,8 @@
 // The moment is predicted from the frame callbacks (the compositor draws every interval while something changes)
 // and the margin it needs (painting, the trip to the compositor, its own work before it draws) is learnt from
 // which frame each commit made: a commit that misses its frame makes the margin larger at once, each one that makes
-// it smaller by a hundredth of that, so about one commit in a hundred misses (the p99).
+// it smaller by a hundredth of that, so about one commit in a hundred misses (the p99). Until the first miss the
+// margin comes down faster (descentStepUS), as a TCP window opens in slow start.
 
 /// The overlay's frame timing for one surface, as a state machine (STYLE.md, 1): ``handle(_:atUS:)`` takes what
 /// happened (a commit, a frame callback, the output's refresh), ``decision(atUS:)`` says when to paint what changed.
@@ -67,6 +68,10 @@ public struct FramePacer: Sendable, Equatable {
     /// A missed frame moves the deadline this much earlier; a frame made moves it later by a hundredth of that.
     public static let missStepUS: UInt64 = 1_000
     public static let hitStepUS: UInt64 = 10
+    /// Until the output's first missed frame, each frame made moves the deadline this much later: the margin comes
+    /// down from its cautious start within a swipe (14 frames from 4 ms to the minimum), not over the first ~350
+    /// frames, six seconds of swiping in which every line waited for a deadline 3 ms earlier than it needed.
+    public static let descentStepUS: UInt64 = 250
     /// A commit begun this long after its deadline still counts as made at it (the thread's wake-up is late by
     /// tens of microseconds idle, more under load).
     public static let wakeSlackUS: UInt64 = 1_000
@@ -209,7 +214,8 @@ public struct FramePacer: Sendable, Equatable {
                 // Made when its callback comes at the predicted frame, not a frame later.
                 if frameUS <= aimUS + madeSlackUS {
                     made += 1
-                    marginUS = max(Self.minimumMarginUS, marginUS - min(marginUS, Self.hitStepUS))
+                    let step = missed == 0 ? Self.descentStepUS : Self.hitStepUS
+                    marginUS = max(Self.minimumMarginUS, marginUS - min(marginUS, step))
                 } else {
                     missed += 1
                     marginUS = min(maximumMarginUS, marginUS + Self.missStepUS)

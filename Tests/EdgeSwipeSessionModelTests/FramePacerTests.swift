@@ -104,7 +104,7 @@ struct FramePacerTests {
         #expect(Self.pacer(w.before).decision(atUS: w.at) == w.decision)
     }
 
-    @Test("the margin: a missed frame makes it a millisecond larger, each frame made a hundredth of that smaller, within its bounds")
+    @Test("the margin: a missed frame makes it a millisecond larger, each frame made a hundredth of that smaller (a quarter until the first miss), within its bounds")
     func margin() {
         // Frames every 16,667 us; each commit at its deadline; `late` of them drawn a frame after the one aimed at.
         func run(frames: Int, late: Set<Int>) -> FramePacer {
@@ -120,9 +120,15 @@ struct FramePacerTests {
             }
             return p
         }
-        let made = run(frames: 100, late: [])
-        #expect(made.made == 100 && made.missed == 0)
-        #expect(made.marginUS == FramePacer.initialMarginUS - 100 * FramePacer.hitStepUS)
+        // Until the first miss, each frame made takes the faster descent's step.
+        let made = run(frames: 10, late: [])
+        #expect(made.made == 10 && made.missed == 0)
+        #expect(made.marginUS == FramePacer.initialMarginUS - 10 * FramePacer.descentStepUS)
+        #expect(run(frames: 100, late: []).marginUS == FramePacer.minimumMarginUS)
+        // After one, the slow step: a millisecond up, then a hundredth of that down per frame made.
+        let afterMiss = run(frames: 101, late: [0])
+        #expect(afterMiss.made == 100 && afterMiss.missed == 1)
+        #expect(afterMiss.marginUS == FramePacer.initialMarginUS + FramePacer.missStepUS - 100 * FramePacer.hitStepUS)
         let missed = run(frames: 3, late: [0, 1, 2])
         #expect(missed.missed == 3)
         #expect(missed.marginUS == FramePacer.initialMarginUS + 3 * FramePacer.missStepUS)
