@@ -26,6 +26,7 @@
     V(cairo_move_to, (cairo_t *cr, double x, double y), (cr, x, y)) \
     V(cairo_new_sub_path, (cairo_t *cr), (cr)) \
     V(cairo_paint, (cairo_t *cr), (cr)) \
+    V(cairo_paint_with_alpha, (cairo_t *cr, double alpha), (cr, alpha)) \
     V(cairo_pattern_add_color_stop_rgba, (cairo_pattern_t *pattern, double offset, double red, double green, double blue, double alpha), (pattern, offset, red, green, blue, alpha)) \
     R(cairo_pattern_t *, cairo_pattern_create_linear, (double x0, double y0, double x1, double y1), (x0, y0, x1, y1)) \
     V(cairo_pattern_destroy, (cairo_pattern_t *pattern), (pattern)) \
@@ -42,10 +43,12 @@
     V(cairo_set_operator, (cairo_t *cr, cairo_operator_t op), (cr, op)) \
     V(cairo_set_source, (cairo_t *cr, cairo_pattern_t *source), (cr, source)) \
     V(cairo_set_source_rgba, (cairo_t *cr, double red, double green, double blue, double alpha), (cr, red, green, blue, alpha)) \
+    V(cairo_set_source_surface, (cairo_t *cr, cairo_surface_t *surface, double x, double y), (cr, surface, x, y)) \
     V(cairo_show_text, (cairo_t *cr, const char *utf8), (cr, utf8)) \
     V(cairo_stroke, (cairo_t *cr), (cr)) \
     V(cairo_surface_destroy, (cairo_surface_t *surface), (surface)) \
     V(cairo_surface_flush, (cairo_surface_t *surface), (surface)) \
+    V(cairo_surface_set_device_scale, (cairo_surface_t *surface, double x_scale, double y_scale), (surface, x_scale, y_scale)) \
     R(cairo_status_t, cairo_surface_status, (cairo_surface_t *surface), (surface)) \
     R(cairo_status_t, cairo_surface_write_to_png, (cairo_surface_t *surface, const char *filename), (surface, filename)) \
     V(cairo_translate, (cairo_t *cr, double tx, double ty), (cr, tx, ty))

@@ -92,8 +92,9 @@ public struct OverlayPainter: Sendable {
             return OverlayRect(x: 0, y: 0, width: width, height: height)
         case .panel(let p):
             return OverlayRect(
+                // Its hairline, its shadow 3 below, and the whole pixel it may be moved by (PanelPicture).
                 x: p.frame.x * width - 2, y: p.frame.y * height - 2, width: p.frame.width * width + 4,
-                height: p.frame.height * height + 4)
+                height: p.frame.height * height + 6)
         case .indicator(let i):
             // The glow runs along the whole edge; the bump and its shadow stay within its depth of it.
             let out = max(depth(i, extent: extent(across: i.edge, width: width, height: height)), glowWidth(i)) + 6
@@ -122,8 +123,9 @@ public struct OverlayPainter: Sendable {
         return true
     }
 
-    /// Draws `frame` on `cr`, whose user space is the output's logical pixels, `width` × `height`.
-    func draw(_ frame: OverlayFrame, on cr: OpaquePointer, width: Double, height: Double) {
+    /// Draws `frame` on `cr`, whose user space is the output's logical pixels, `width` × `height`; a sheet from
+    /// `panelPicture` where one is given (the overlay's: painted once, composited each frame), at `scale`.
+    func draw(_ frame: OverlayFrame, on cr: OpaquePointer, width: Double, height: Double, panelPicture: PanelPicture? = nil, scale: Int = 1) {
         for (index, mark) in frame.marks.enumerated() {
             switch mark {
             case .dimming(let alpha):
@@ -140,6 +142,7 @@ public struct OverlayPainter: Sendable {
                     cairo_fill(cr)
                 }
             case .panel(let p):
+                if let panelPicture, panelPicture.draw(p, on: cr, width: width, height: height, scale: scale, painter: self) { continue }
                 drawPanel(p, on: cr, width: width, height: height)
             case .indicator(let i):
                 drawIndicator(i, on: cr, width: width, height: height)
@@ -160,6 +163,16 @@ public struct OverlayPainter: Sendable {
     func drawPanel(_ p: OverlayPanel, on cr: OpaquePointer, width: Double, height: Double) {
         let x = p.frame.x * width, y = p.frame.y * height
         let w = p.frame.width * width, h = p.frame.height * height
+        drawPanel(p, on: cr, x: x, y: y, w: w, h: h, grabberBelow: Self.grabberBelow(y: y, h: h, height: height))
+    }
+
+    /// Whether a panel at `y`, `h` tall, on an output `height` tall shows its grabber and name at its bottom: a
+    /// shade that comes down shows its bottom first; a sheet that comes up, its top.
+    static func grabberBelow(y: Double, h: Double, height: Double) -> Bool { y + h / 2 < height / 2 }
+
+    /// The panel as a `w` x `h` rectangle at `x`, `y` of `cr`'s user space (the overlay's surface, or the panel's
+    /// own buffer: PanelLayer), with its shadow 3 below and its hairline half a pixel outside.
+    func drawPanel(_ p: OverlayPanel, on cr: OpaquePointer, x: Double, y: Double, w: Double, h: Double, grabberBelow: Bool) {
         guard w > 1, h > 1 else { return }
         let a = p.alpha
         cairo_save(cr)
@@ -178,9 +191,7 @@ public struct OverlayPainter: Sendable {
         cairo_set_line_width(cr, 1)
         cairo_stroke(cr)
 
-        // The grabber and the content sit at the side that faces the middle of the screen (a shade that comes down
-        // shows its bottom first; a sheet that comes up, its top).
-        let grabberBelow = y + h / 2 < height / 2
+        // The grabber and the content sit at the side that faces the middle of the screen (grabberBelow).
         roundedRectangle(cr, x + w / 2 - 20, grabberBelow ? y + h - 14 : y + 9, 40, 5, 2.5)
         cairo_set_source_rgba(cr, 1, 1, 1, 0.5 * a)
         cairo_fill(cr)
