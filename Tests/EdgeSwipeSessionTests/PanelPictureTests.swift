@@ -94,6 +94,15 @@ struct PanelPictureTests {
         #expect(abs(Int(half[i] >> 24) - Int(full[i] >> 24) / 2) <= 2)
     }
 
+    @Test("two sheets at once: the first from the picture, the second painted directly, so neither repaints the picture each frame")
+    func twoSheets() throws {
+        let picture = PanelPicture()
+        let two = OverlayFrame(marks: [.panel(Self.sheet(y: 0.3)), .panel(Self.sheet(y: 0.05, height: 0.3, label: "settings"))])
+        let direct = try Self.pixels(two, picture: nil)
+        for _ in 0..<3 { #expect(Self.largestDifference(direct, try Self.pixels(two, picture: picture)) <= 1) }
+        #expect(picture.paintings == 1)
+    }
+
     @Test("numbers no screen has are left to the painter: the picture declines them", arguments: [
         OverlayPanel(frame: NormalizedRect(x: 0, y: 0.2, width: 1, height: 1e300), alpha: 1, label: "n"),
         OverlayPanel(frame: NormalizedRect(x: 0, y: .nan, width: 1, height: 0.5), alpha: 1, label: "n"),

@@ -126,6 +126,7 @@ public struct OverlayPainter: Sendable {
     /// Draws `frame` on `cr`, whose user space is the output's logical pixels, `width` × `height`; a sheet from
     /// `panelPicture` where one is given (the overlay's: painted once, composited each frame), at `scale`.
     func draw(_ frame: OverlayFrame, on cr: OpaquePointer, width: Double, height: Double, panelPicture: PanelPicture? = nil, scale: Int = 1) {
+        var pictured = false
         for (index, mark) in frame.marks.enumerated() {
             switch mark {
             case .dimming(let alpha):
@@ -142,7 +143,12 @@ public struct OverlayPainter: Sendable {
                     cairo_fill(cr)
                 }
             case .panel(let p):
-                if let panelPicture, panelPicture.draw(p, on: cr, width: width, height: height, scale: scale, painter: self) { continue }
+                // The picture holds one sheet: a second at once (two presentations on one output) is painted here,
+                // rather than both pictures painted again every frame.
+                if let panelPicture, !pictured, panelPicture.draw(p, on: cr, width: width, height: height, scale: scale, painter: self) {
+                    pictured = true
+                    continue
+                }
                 drawPanel(p, on: cr, width: width, height: height)
             case .indicator(let i):
                 drawIndicator(i, on: cr, width: width, height: height)

@@ -62,7 +62,10 @@ final class PanelPicture {
             grabberBelow: OverlayPainter.grabberBelow(y: y, h: h, height: height))
         if key != self.key || image == nil {
             let began = MonotonicClock.now().microseconds
-            defer { paintingUS += MonotonicClock.now().microseconds - min(MonotonicClock.now().microseconds, began) }
+            defer {
+                let ended = MonotonicClock.now().microseconds
+                paintingUS += ended - min(ended, began)
+            }
             image = nil
             self.key = nil
             let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, Int32(key.pixelWidth)))
