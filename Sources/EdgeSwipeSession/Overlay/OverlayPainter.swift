@@ -176,8 +176,8 @@ public struct OverlayPainter: Sendable {
     /// shade that comes down shows its bottom first; a sheet that comes up, its top.
     static func grabberBelow(y: Double, h: Double, height: Double) -> Bool { y + h / 2 < height / 2 }
 
-    /// The panel as a `w` x `h` rectangle at `x`, `y` of `cr`'s user space (the overlay's surface, or the panel's
-    /// own buffer: PanelLayer), with its shadow 3 below and its hairline half a pixel outside.
+    /// The panel as a `w` x `h` rectangle at `x`, `y` of `cr`'s user space (the overlay's surface, or the sheet's
+    /// own image: PanelPicture), with its shadow 3 below and its hairline half a pixel outside.
     func drawPanel(_ p: OverlayPanel, on cr: OpaquePointer, x: Double, y: Double, w: Double, h: Double, grabberBelow: Bool) {
         guard w > 1, h > 1 else { return }
         let a = p.alpha

@@ -23,7 +23,6 @@ final class PanelPicture {
         var label: String
         var grabberBelow: Bool
     }
-    private var key: Key?
     /// The image, in memory of its own: malloc'd, a sheet's megabytes stayed in the session's heap after it went
     /// (glibc raises its mmap threshold to the size of a freed mapping), 5.4 MB more at rest.
     private final class Image {
@@ -35,7 +34,8 @@ final class PanelPicture {
             self.memory = memory
         }
     }
-    private var image: Image?
+    /// The picture held, and what it holds.
+    private var held: (key: Key, image: Image)?
     /// Times the picture was painted (for the tests: moving and fading do not paint it again).
     private(set) var paintings = 0
     /// How long the paintings since the last ``takePaintingUS()`` took (making the image included).
@@ -60,14 +60,13 @@ final class PanelPicture {
         let key = Key(
             pixelWidth: logicalW * scale, pixelHeight: logicalH * scale, scale: scale, label: panel.label,
             grabberBelow: OverlayPainter.grabberBelow(y: y, h: h, height: height))
-        if key != self.key || image == nil {
+        if held?.key != key {
             let began = MonotonicClock.now().microseconds
             defer {
                 let ended = MonotonicClock.now().microseconds
                 paintingUS += ended - min(ended, began)
             }
-            image = nil
-            self.key = nil
+            held = nil
             let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, Int32(key.pixelWidth)))
             guard stride > 0, let memory = try? SharedMemory(name: "edgeswipe-panel", byteCount: stride * key.pixelHeight),
                   let surface = cairo_image_surface_create_for_data(
@@ -84,11 +83,10 @@ final class PanelPicture {
             cairo_surface_flush(surface)
             // Its user space is logical pixels too: placed at a whole logical pixel, it lands on whole device pixels.
             cairo_surface_set_device_scale(surface, Double(scale), Double(scale))
-            image = made
-            self.key = key
+            held = (key, made)
             paintings += 1
         }
-        guard let image else { return false }
+        guard let image = held?.image else { return false }
         cairo_save(cr)
         cairo_set_source_surface(cr, image.cairo.pointer, (x.rounded(.down) - Double(pad)), (y.rounded(.down) - Double(pad)))
         if alpha >= 1 { cairo_paint(cr) } else { cairo_paint_with_alpha(cr, alpha) }
@@ -104,8 +102,5 @@ final class PanelPicture {
     }
 
     /// Lets go of the image (megabytes for a large sheet) once no frame shows a sheet.
-    func forget() {
-        image = nil
-        key = nil
-    }
+    func forget() { held = nil }
 }
