@@ -20,7 +20,9 @@ import EdgeSwipeTOML
 /// text it takes for a date and is none (`0524-05-05ti5:k`, `0263-05-05 0,`, `0524-05-0=`: `parse_time()`,
 /// `parse_value()` assert); the oracle's precheck now keeps such text from it, and our reader refuses it with its
 /// place. `date-space-digit-vertical-tab.toml` (ninth session, CI's 30-second run) was the same with a vertical tab
-/// ending the value: the precheck now ends a value where toml++ does (its whitespace). `time-fraction-past-64-digits.toml`
+/// ending the value: the precheck now ends a value where toml++ does (its whitespace); `date-letter-space-digit.toml`
+/// (tenth session) the same with a letter in the date (`0524-05-0X`): the precheck now follows toml++'s scan of a
+/// value's traits, where a letter counts only as a prefix or an exponent. `time-fraction-past-64-digits.toml`
 /// was a known departure the harness did not know: toml++ refuses a time's fraction past 64 digits, TOML says to
 /// truncate it (TOMLOracleTests).
 @Suite("Configuration: fuzzing regressions")

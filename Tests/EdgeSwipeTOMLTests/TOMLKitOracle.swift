@@ -110,8 +110,8 @@ enum TOMLKitOracle {
 // - A `}` where an array expects a value (`x = [}`, `x = [1, }`): `parse_value()` asserts the same way.
 // - A NUL byte: TOMLKit hands the text to C++ as a C string, so everything after the NUL is silently ignored.
 // - A date whose `T` is followed by no digit (`0524-05-05ti5`), or ten date-shaped characters, a space, a digit and
-//   the value's end (`0263-05-05 0,`, `0524-05-0= 5 `, `0524-05-05 0\v`): `parse_time()` or `parse_value()`
-//   asserts (abortingDate()).
+//   the value's end (`0263-05-05 0,`, `0524-05-0= 5 `, `0524-05-05 0\v`, `0524-05-0X 0\v`): `parse_time()` or
+//   `parse_value()` asserts (abortingDate()).
 // - Any of these after a byte order mark, which toml++ skips.
 //
 // The scan follows TOML's lexical structure (comments, the four string forms, the brackets of arrays and inline
@@ -145,9 +145,10 @@ enum TOMLPrecheck {
         /// (`toml.hpp` 3.4's `parse_value()` and `parse_time()`, found by `scripts/fuzz.sh config`):
         /// - a date (`1979-05-27`) and its `T` or `t` before anything but a digit or the line's end (`0524-05-05ti5`):
         ///   `parse_time()` asserts that the time starts with a digit;
-        /// - ten characters shaped like a date (a digit first, '-' fifth and eighth, nothing else but digits and marks
-        ///   that make no trait: `0524-05-0=`), a space, a digit and the value's end (`0263-05-05 0,`): the scan for
-        ///   a date-time with a space in place of the `T` asserts that it does not start at the value's end.
+        /// - a value of ten characters besides `_` shaped like a date (a digit first, '-' fifth and eighth, nothing
+        ///   else but what gives toml++ no trait: `0524-05-0=`, `0524-05-0X`), a space, a digit and the value's end
+        ///   (`0263-05-05 0,`): the scan for a date-time with a space in place of the `T` asserts that it does not
+        ///   start at the value's end.
         func abortingDate() -> Bool {
             guard isDigit(at(0)), i == 0 || !(isBareKey(scalars[i - 1]) || scalars[i - 1] == ".") else { return false }
             /// toml++'s `is_value_terminator()`: its whitespace (Unicode's horizontal and vertical spaces, `\v` and
@@ -163,18 +164,37 @@ enum TOMLPrecheck {
                     return ",]}#".unicodeScalars.contains(c)
                 }
             }
-            let shaped = (0..<10).allSatisfy { n in
-                guard let c = at(n) else { return false }
-                if n == 4 || n == 7 { return c == "-" }
-                if n == 0 { return isDigit(c) }
-                return isDigit(c) || !(isEnd(c) || "_+.:-".unicodeScalars.contains(c) || "beoptxzBEOPTXZ".unicodeScalars.contains(c))
-            }
-            guard shaped else { return false }
             let date = (0..<10).allSatisfy { n in n == 4 || n == 7 || isDigit(at(n)) }
             if date, at(10) == "T" || at(10) == "t" {
                 return !(isDigit(at(11)) || at(11) == nil || at(11) == "\n" || at(11) == "\r")
             }
-            return at(10) == " " && isDigit(at(11)) && isEnd(at(12))
+            // toml++'s scan of the value up to its end: the characters other than `_`, and the traits they give.
+            // It reads on past a space as a date-time only for ten characters that give no trait but a digit's and
+            // a '-', with '-' fifth and eighth. A letter gives one only where it could make a prefix or an exponent,
+            // and `_` is skipped: `0524-05-0X` (found by `scripts/fuzz.sh config`), `1o24-05-05`, `0_524-05-05`
+            // and `1524-05-0e` abort it, `0x24-05-05` and `1e24-05-05` do not (TOMLOracleTests).
+            var chars: [Unicode.Scalar] = []
+            var minus = false
+            var other = false
+            var j = i
+            // (It reads 127 characters at the most: `max_history_length - 1`.)
+            while j - i < 127, let c = j < scalars.count ? scalars[j] : nil, !isEnd(c) {
+                j += 1
+                if c == "_" { continue }
+                chars.append(c)
+                if chars.count > 10 { return false }
+                switch c {
+                case "0"..."9": break
+                case "-": minus = true
+                case "+", ".", ":", "t", "T", "z", "Z": other = true
+                case "b", "B", "o", "O", "x", "X": other = other || (chars.count == 2 && scalars[i] == "0")
+                case "e", "E": other = other || !minus  // an exponent only before a '-'; a digit comes first
+                default: break  // 'p' needs an 'x' before it, which is a trait already
+                }
+            }
+            guard chars.count == 10, minus, !other, chars[4] == "-", chars[7] == "-" else { return false }
+            let after = { (n: Int) in j + n < scalars.count ? scalars[j + n] : nil }
+            return after(0) == " " && isDigit(after(1)) && isEnd(after(2))
         }
         while i < scalars.count {
             let c = scalars[i]

@@ -142,7 +142,7 @@ struct TOMLReaderTests {
     @Test("what crashed toml++ is refused with a place", arguments: [
         "[#]\n", "[.]\n", "[=]\n", "[é]\n", "[\u{7f}]\n", "[[\u{3}]]\n", "[[ +x]]\n", "[\u{b}]\n", "[\n.]\n",
         "codes = [}\n", "x = [1, }]\n", "x = [[1], [ } ]]\n", "Qter= 0524-05-05ti5:k_hz\u{FEF3}[", "d = 1979-05-27Tx:00\n", "d = 1979-05-27t :1\n", "x= 0263-05-05 0, 0.0]\n", "Qt= 0524-05-0= 5 005-t=",
-        "t=0524-05-05 0\u{B}[",
+        "t=0524-05-05 0\u{B}[", "t=0524-05-0X 0\u{B}[", "t=0_524-05-05 0\n",
     ])
     func tomlPlusPlusCrashers(_ text: String) {
         #expect(throws: TOMLError.self) { try TOMLReader.read(text) }
