@@ -24,7 +24,8 @@ import EdgeSwipeTOML
 /// (tenth session) the same with a letter in the date (`0524-05-0X`): the precheck now follows toml++'s scan of a
 /// value's traits, where a letter counts only as a prefix or an exponent. `time-fraction-past-64-digits.toml`
 /// was a known departure the harness did not know: toml++ refuses a time's fraction past 64 digits, TOML says to
-/// truncate it (TOMLOracleTests).
+/// truncate it (TOMLOracleTests); `long-float-digits-first.toml` and `long-float-fraction.toml` (tenth session) the
+/// same for a float past toml++'s 127- and 128-character buffers.
 @Suite("Configuration: fuzzing regressions")
 struct ConfigFuzzRegressionTests {
     static let regressions = ConfigTests.packageRoot.appendingPathComponent("Fuzz/Regressions/config")

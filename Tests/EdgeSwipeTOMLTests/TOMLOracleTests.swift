@@ -207,6 +207,28 @@ struct TOMLOracleTests {
         #expect(TOMLKitOracle.departs(ours: .table(try TOMLReader.read(text)), theirs: theirs) == (digits > 64))
     }
 
+    /// A long float, or a long hexadecimal integer: TOML sets no length, and we read it as a shorter one; toml++
+    /// refuses a number of more than 128 characters besides `_` (its buffers), and one whose first 127 characters
+    /// are digits and `_` (its scan for the value's type reads no further). The harness knows the departure (found
+    /// by `scripts/fuzz.sh config`: `Q=1_999…993.00`, Fuzz/Regressions/config).
+    @Test("a long number is read; toml++ refuses one past its buffers", arguments: [
+        ("2." + String(repeating: "1", count: 126), false), ("2." + String(repeating: "1", count: 127), true),
+        ("1_" + String(repeating: "9", count: 124) + ".5", false), ("1_" + String(repeating: "9", count: 125) + ".5", true),
+        ("0x" + String(repeating: "0", count: 127) + "f", false), ("0x" + String(repeating: "0", count: 128) + "f", true),
+    ])
+    func longNumber(_ number: String, _ refused: Bool) throws {
+        let text = "x = \(number)\n"
+        let ours = try TOMLReader.read(text)
+        let plain = number.replacingOccurrences(of: "_", with: "")
+        #expect(ours["x"] == (plain.hasPrefix("0x") ? .integer(15) : Double(plain).map(TOMLValue.float)), "\(ours)")
+        let theirs = try #require(TOMLKitOracle.read(text))
+        switch theirs {
+        case .success(let tree): #expect(!refused && tree == TOMLKitOracle.normalized(.table(ours)))
+        case .failure(let error): #expect(refused && TOMLKitOracle.refusedLongNumber(error), "\(error)")
+        }
+        #expect(TOMLKitOracle.departs(ours: .table(ours), theirs: theirs) == refused)
+    }
+
     /// toml++ skips a byte order mark at the start, so what makes it abort (a header that does not start with a
     /// name) still does after one: the precheck must see the header there (found by `scripts/fuzz.sh config`).
     @Test("what would abort toml++ is not handed to it, after a byte order mark too", arguments: [
