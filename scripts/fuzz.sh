@@ -314,7 +314,9 @@ for target in "${TARGETS[@]}"; do
   wall=$(( SECONDS - started ))
   cpu=$(awk -v a="$cpu_before" -v b="$(children_cpu)" 'BEGIN { printf "%.1f", b - a }')
   logs=("$log")
-  [ "$JOBS" -gt 1 ] && logs+=("$SCRATCH"/logs/fuzz-*.log)
+  # With -jobs, each job writes fuzz-N.log and the parent copies it into its own output as the job ends: count the
+  # jobs' logs alone, or every execution is counted twice.
+  [ "$JOBS" -gt 1 ] && logs=("$SCRATCH"/logs/fuzz-*.log)
   runs=$(cat "${logs[@]}" 2>/dev/null | grep -h 'stat::number_of_executed_units' | awk '{ s += $2 } END { print s + 0 }')
   # libFuzzer's last status line of each process: "#N DONE cov: C ft: F corp: U/SIZE ... exec/s: E rss: R".
   last=$(for l in "${logs[@]}"; do grep -h ' cov: ' "$l" 2>/dev/null | tail -1; done)
