@@ -5,7 +5,12 @@ extension EdgeSwipeSettings {
     /// The effective configuration as TOML: every key with the value in force, defaults included. Parsing the
     /// output gives these settings back (`edgeswiped --check-config` prints it).
     public func renderTOML() -> String {
-        var out = "# Effective EdgeSwipe configuration\nversion = 1\n\n[daemon]\n"
+        var out = "# Effective EdgeSwipe configuration\nversion = 1\n"
+        // No [[containers]] or [[bindings]] at all reads as the defaults: a file that turned them all off
+        // (`bindings = []`) says so, before the first table (found by `scripts/fuzz.sh config`).
+        if engine.containers.isEmpty { out += "containers = []\n" }
+        if engine.bindings.isEmpty { out += "bindings = []\n" }
+        out += "\n[daemon]\n"
         out += "tick_hz = \(daemon.tickHz)\nseat = \(q(daemon.seat))\nmax_clients = \(daemon.maxClients)\n"
         out += "max_clients_per_user = \(daemon.maxClientsPerUser)\n"
         out += "stall_timeout_s = \(daemon.stallTimeoutSeconds)\n\n[transition]\n"

@@ -8,7 +8,8 @@ public enum DefaultConfiguration {
 # This is the embedded default: edgeswiped uses exactly this when no --config is given.
 # `edgeswiped --check-config FILE` validates a file and prints the effective configuration.
 # Every key is optional; a missing key takes the value shown here. [[containers]] and [[bindings]] are
-# replaced as a whole when a file gives any. README.md and docs/ARCHITECTURE.md explain the model.
+# replaced as a whole when a file gives any (`bindings = []` turns every binding off). README.md and
+# docs/ARCHITECTURE.md explain the model.
 version = 1
 
 [daemon]

@@ -249,6 +249,22 @@ struct ConfigTests {
         #expect(again.warnings.isEmpty)
     }
 
+    /// Found by the config fuzz target's rendering round trip (Fuzz/Regressions/config/no-bindings.toml): a file
+    /// that turns every binding off rendered no [[bindings]], which reads back as the default ones.
+    @Test("a file with no bindings, or no containers, renders so that it reads back the same", arguments: [
+        ("bindings = []\n", 3, 0), ("bindings=[]", 3, 0), ("containers = []\nbindings = []\n", 0, 0),
+        ("[[containers]]\nname = \"app\"\nkind = \"navigation\"\nstack = [\"home\"]\n[[bindings]]\nedge = \"left\"\ncontainer = \"app\"\naction = \"pop\"\n", 1, 1),
+    ])
+    func emptyLists(_ text: String, _ containers: Int, _ bindings: Int) throws {
+        let settings = try ConfigParser.parse(text, file: "user.toml")
+        #expect(settings.engine.containers.count == containers && settings.engine.bindings.count == bindings)
+        let rendered = settings.renderTOML()
+        let again = try ConfigParser.parse(rendered, file: "rendered.toml")
+        #expect(again == settings, "\(rendered)")
+        #expect(rendered.contains("\nbindings = []\n") == (bindings == 0))
+        #expect(rendered.contains("\ncontainers = []\n") == (containers == 0))
+    }
+
     @Test("[access] keywords, rotation = \"auto\" and output are read, and rendered so that they read again")
     func seatKeys() throws {
         let text = "[access]\nread = [\"active-session\", \"socket-group\"]\ncontrol = [\"active-session\"]\n"
